@@ -1,0 +1,1 @@
+//! Architecture-specific register reads (`rdpmc`, `mrs`). (Being written.)

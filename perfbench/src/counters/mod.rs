@@ -1,0 +1,45 @@
+//! Counters: groups of perf events, the user-page fast path, and the fallback chain
+//! (fast path -> `read(2)` of the group -> software counters and wall time).
+//!
+//! This module owns opening and reading; it does not decide what to measure (the runner) or
+//! how to explain a failure to a person (the [`doctor`](crate::doctor) module, which uses the
+//! errors defined here).
+
+pub mod arch;
+mod group;
+pub mod userpage;
+
+pub use group::*;
+
+use std::fmt;
+
+/// How a counter's values reach perfbench.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Source {
+    /// x86 `rdpmc` through the event's user page.
+    Rdpmc,
+    /// arm64 `mrs PMEVCNTR<n>_EL0` / `PMCCNTR_EL0` through the event's user page.
+    Mrs,
+    /// `read(2)` of the counter group.
+    Read,
+    /// `clock_gettime(CLOCK_MONOTONIC)`: the `wall-time` counter.
+    Clock,
+}
+
+impl Source {
+    /// The name used in reports and JSON: `rdpmc`, `mrs`, `read` or `clock`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Rdpmc => "rdpmc",
+            Source::Mrs => "mrs",
+            Source::Read => "read",
+            Source::Clock => "clock",
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,1 @@
+//! The user-page fast-path reader. (Being written.)

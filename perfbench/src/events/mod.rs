@@ -1,0 +1,100 @@
+//! Event names <-> `perf_event_attr`: perf-style names (`instructions`, `cycles:u`,
+//! `L1-dcache-load-misses`, `r01c2`, `cpu/event=0x3c,umask=0x0/`, `cpu_core/instructions/`,
+//! `page-faults`, `wall-time`) parsed into [`Event`]s, with PMUs resolved through sysfs
+//! (`/sys/bus/event_source/devices`, injectable through [`Sysfs`] so tests use fake trees).
+//!
+//! This module only names and describes events; opening them is [`counters`](crate::counters).
+
+use crate::sys;
+
+mod parse;
+mod sysfs;
+
+pub use parse::*;
+pub use sysfs::*;
+
+/// One counter a user asked for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Event {
+    /// The name as the user wrote it (trimmed); the key in reports and JSON.
+    pub name: String,
+    /// What to open.
+    pub kind: EventKind,
+}
+
+/// What an [`Event`] counts.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// Wall time in nanoseconds, from `CLOCK_MONOTONIC`: not a perf event at all.
+    WallTime,
+    /// A perf event, opened with `perf_event_open`.
+    Perf(PerfEvent),
+}
+
+/// The attr fields that identify a perf event, plus its privilege filter.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PerfEvent {
+    /// `attr.type`: `PERF_TYPE_*`, or a sysfs PMU's dynamic type.
+    pub type_: u32,
+    /// `attr.config`.
+    pub config: u64,
+    /// `attr.config1`.
+    pub config1: u64,
+    /// `attr.config2`.
+    pub config2: u64,
+    /// `attr.config3`.
+    pub config3: u64,
+    /// The sysfs PMU the event was resolved through (`cpu`, `cpu_core`, `armv8_pmuv3_0`), if any.
+    pub pmu: Option<String>,
+    /// Count in user space (`:u`, and the default).
+    pub user: bool,
+    /// Count in the kernel (`:k`; needs `perf_event_paranoid` <= 1).
+    pub kernel: bool,
+    /// Count in the hypervisor (`:h`).
+    pub hypervisor: bool,
+    /// `attr.precise_ip` (`:p`, `:pp`, `:ppp`).
+    pub precise_ip: u8,
+}
+
+impl Event {
+    /// The `wall-time` counter.
+    pub fn wall_time() -> Event {
+        Event {
+            name: WALL_TIME.to_owned(),
+            kind: EventKind::WallTime,
+        }
+    }
+
+    /// The perf event, unless this is `wall-time`.
+    pub fn perf(&self) -> Option<&PerfEvent> {
+        match &self.kind {
+            EventKind::Perf(p) => Some(p),
+            EventKind::WallTime => None,
+        }
+    }
+
+    /// Whether this event needs a hardware PMU (anything but software events and wall time).
+    pub fn needs_pmu(&self) -> bool {
+        self.perf().is_some_and(|p| {
+            p.type_ != sys::raw::PERF_TYPE_SOFTWARE && p.type_ != sys::raw::PERF_TYPE_TRACEPOINT
+        })
+    }
+
+    /// The unit of the counter's values: `"ns"` for time-like events, `"count"` otherwise.
+    pub fn unit(&self) -> &'static str {
+        match &self.kind {
+            EventKind::WallTime => "ns",
+            EventKind::Perf(p)
+                if p.type_ == sys::raw::PERF_TYPE_SOFTWARE
+                    && (p.config == sys::raw::PERF_COUNT_SW_TASK_CLOCK as u64
+                        || p.config == sys::raw::PERF_COUNT_SW_CPU_CLOCK as u64) =>
+            {
+                "ns"
+            }
+            EventKind::Perf(_) => "count",
+        }
+    }
+}
+
+/// The name of the wall-clock counter.
+pub const WALL_TIME: &str = "wall-time";

@@ -1,0 +1,1 @@
+//! Parsing perf-style event names. (Being written.)

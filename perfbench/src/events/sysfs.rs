@@ -1,0 +1,1 @@
+//! sysfs PMU discovery. (Being written.)

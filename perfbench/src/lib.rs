@@ -1,0 +1,20 @@
+//! perfbench: benchmarks that read performance counters in-process.
+//!
+//! Counters are read through the kernel's user-page fast path (x86 `rdpmc`, arm64 `mrs`) where
+//! the machine allows it, through `read(2)` of the counter group otherwise, and wall time and
+//! software counters are always available. Every counter reports which [`Source`] served it.
+//!
+//! Module map:
+//! - [`sys`]: the raw kernel interface (the only home of FFI).
+//! - [`events`]: perf-style event names <-> `perf_event_attr`, sysfs PMUs.
+//! - [`counters`]: counter groups, the user-page reader, the fallback chain.
+//! - [`doctor`]: what this machine can count, and why not.
+#![warn(missing_docs)]
+
+pub mod counters;
+pub mod doctor;
+pub mod events;
+pub mod sys;
+
+pub use counters::{Counters, Source};
+pub use events::Event;
