@@ -14,7 +14,19 @@
 pub mod counters;
 pub mod doctor;
 pub mod events;
+pub mod harness;
+pub mod stats;
 pub mod sys;
+
+/// What the `#[perfbench]` attribute's generated code refers to. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::harness::entry::{Entry, Options, Throughput, BENCHMARKS};
+    pub use linkme;
+}
 
 pub use counters::{Counters, Source};
 pub use events::Event;
+pub use harness::Bencher;
+pub use perfbench_macros::perfbench;
+pub use std::hint::black_box;

@@ -168,8 +168,7 @@ impl EventFd {
                 libc::EINTR => continue,
                 libc::E2BIG => {
                     let kernel = attr.size;
-                    if kernel != 0 && kernel < attr.size_of_struct() && attr.tail_is_zero(kernel)
-                    {
+                    if kernel != 0 && kernel < attr.size_of_struct() && attr.tail_is_zero(kernel) {
                         attr.size = kernel;
                         continue;
                     }
@@ -429,6 +428,12 @@ pub fn read_text(path: &std::path::Path) -> Option<String> {
 pub fn gettid() -> libc::pid_t {
     // SAFETY: gettid has no preconditions.
     unsafe { libc::gettid() }
+}
+
+/// The effective user id.
+pub fn geteuid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
 }
 
 /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds: the `wall-time` counter's clock.

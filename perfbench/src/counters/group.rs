@@ -1,4 +1,749 @@
-//! Counter groups. (Being written.)
+//! Counter groups: a set of perf events opened together so the kernel schedules them all or
+//! none, read in one go, and the [`Counters`] set that splits a request into groups and adds the
+//! `wall-time` clock.
+//!
+//! # Kernel semantics this code relies on (`perf_event_open(2)`)
+//! - Every event is opened for this thread only (`pid = 0, cpu = -1`, `inherit = 0`), with the
+//!   kernel and hypervisor excluded unless the event asks for them (`perf_event_paranoid = 2`
+//!   refuses kernel counting to unprivileged users).
+//! - The leader is opened `disabled`; `ENABLE`, `DISABLE` and `RESET` are issued on the leader
+//!   with `PERF_IOC_FLAG_GROUP`. `RESET` zeroes counts but not the enabled/running times.
+//! - A group is scheduled all or nothing. When the PMU has fewer counters than the machine's
+//!   events need, the kernel time-slices groups (multiplexing): `time_running < time_enabled`,
+//!   and counts are estimates scaled by `enabled / running` ([`Reading::multiplexed`]). A group
+//!   that can never be placed (more members than counters) runs for 0 ns and reads zeros: this
+//!   module detects that at open time and splits the group instead of reporting zeros.
+//! - A *pinned* group that cannot be placed goes into an error state and `read(2)` returns
+//!   end-of-file; that is reported as [`CounterError::Unschedulable`], never as a zero.
 
-/// Placeholder until the group code lands.
-pub struct Counters;
+use std::fmt;
+
+use super::arch;
+use super::userpage::FastReader;
+use super::Source;
+use crate::doctor::{self, Explanation};
+use crate::events::{Event, EventKind, PerfEvent};
+use crate::sys::{self, Errno, EventFd, MappedPage, Scope};
+
+/// How to open counters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupOptions {
+    /// Use the user-page fast path (`rdpmc`/`mrs`) when the kernel allows it. On by default.
+    pub fast_path: bool,
+    /// Open the leader `pinned`: the group is never multiplexed, and reads end-of-file
+    /// ([`CounterError::Unschedulable`]) when it cannot be placed. Off by default.
+    pub pinned: bool,
+}
+
+impl Default for GroupOptions {
+    fn default() -> Self {
+        GroupOptions {
+            fast_path: true,
+            pinned: false,
+        }
+    }
+}
+
+/// Why opening or reading counters failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CounterError {
+    /// `perf_event_open` refused an event.
+    Open {
+        /// The event's name as the user wrote it.
+        event: String,
+        /// The kernel's answer.
+        errno: Errno,
+        /// What it means on this machine and what to do about it.
+        explanation: Explanation,
+    },
+    /// An ioctl or `read(2)` on an open group failed.
+    Io {
+        /// What perfbench was doing (`"enable"`, `"read"`, ...).
+        action: &'static str,
+        /// The kernel's answer.
+        errno: Errno,
+    },
+    /// A pinned group could not be scheduled: `read(2)` returned end-of-file.
+    Unschedulable {
+        /// The group's events.
+        events: Vec<String>,
+    },
+    /// The kernel returned a read of an unexpected shape.
+    Malformed {
+        /// What was wrong.
+        detail: String,
+    },
+}
+
+impl fmt::Display for CounterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CounterError::Open {
+                event,
+                errno,
+                explanation,
+            } => write!(
+                f,
+                "cannot open counter `{event}` ({errno}): {}; fix: {}",
+                explanation.reason, explanation.fix
+            ),
+            CounterError::Io { action, errno } => {
+                write!(
+                    f,
+                    "counter {action} failed: {errno} ({})",
+                    errno.description()
+                )
+            }
+            CounterError::Unschedulable { events } => write!(
+                f,
+                "the pinned counter group [{}] cannot be scheduled on the PMU (read returned \
+                 end-of-file): another tool or the NMI watchdog holds counters, or the group has \
+                 more events than the PMU has counters; measure fewer counters at once",
+                events.join(", ")
+            ),
+            CounterError::Malformed { detail } => write!(f, "unexpected counter read: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for CounterError {}
+
+/// One reading of a group: raw counts in the group's event order, plus the times the kernel
+/// reports for the group.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reading {
+    /// Raw (unscaled) counts, one per event, in the group's order.
+    pub values: Vec<u64>,
+    /// Nanoseconds the group was enabled.
+    pub time_enabled: u64,
+    /// Nanoseconds the group was actually on the PMU.
+    pub time_running: u64,
+}
+
+impl Reading {
+    /// A reading sized for `n` events.
+    pub fn with_len(n: usize) -> Reading {
+        Reading {
+            values: vec![0; n],
+            ..Reading::default()
+        }
+    }
+
+    /// The group was time-sliced with other groups: counts cover only part of the enabled time.
+    pub fn multiplexed(&self) -> bool {
+        self.time_running < self.time_enabled
+    }
+
+    /// The group was enabled but never ran: its counts are meaningless zeros.
+    pub fn never_ran(&self) -> bool {
+        self.time_enabled > 0 && self.time_running == 0
+    }
+
+    /// Count `i` scaled to the whole enabled time (`value * enabled / running`), or the raw count
+    /// when the group was not multiplexed. `None` when the group never ran.
+    pub fn scaled(&self, i: usize) -> Option<f64> {
+        let v = *self.values.get(i)? as f64;
+        if !self.multiplexed() {
+            return Some(v);
+        }
+        if self.time_running == 0 {
+            return None;
+        }
+        Some(v * self.time_enabled as f64 / self.time_running as f64)
+    }
+}
+
+/// A group of perf events opened together, read in one go.
+pub struct Group {
+    events: Vec<Event>,
+    fds: Vec<EventFd>,
+    ids: Vec<u64>,
+    buf: Vec<u64>,
+    fast: Option<FastReader<MappedPage, arch::Native>>,
+    source: Source,
+    fast_fallbacks: u64,
+    options: GroupOptions,
+}
+
+impl fmt::Debug for Group {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Group")
+            .field("events", &self.names())
+            .field("source", &self.source)
+            .field("ids", &self.ids)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::os::fd::AsRawFd for Group {
+    /// The leader's descriptor: `read(2)` of it returns the whole group.
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.fds[0].as_raw_fd()
+    }
+}
+
+/// Fills an attr for `event` as a member (or leader) of a counting group.
+pub(crate) fn counting_attr(p: &PerfEvent, leader: bool, options: &GroupOptions) -> sys::Attr {
+    let mut attr = sys::new_attr();
+    attr.type_ = p.type_;
+    attr.config = p.config;
+    attr.__bindgen_anon_3.config1 = p.config1;
+    attr.__bindgen_anon_4.config2 = p.config2;
+    attr.config3 = p.config3;
+    attr.set_exclude_user(u64::from(!p.user));
+    attr.set_exclude_kernel(u64::from(!p.kernel));
+    attr.set_exclude_hv(u64::from(!p.hypervisor));
+    attr.set_precise_ip(u64::from(p.precise_ip));
+    attr.set_inherit(0);
+    attr.read_format = sys::GROUP_READ_FORMAT;
+    if leader {
+        attr.set_disabled(1);
+        attr.set_pinned(u64::from(options.pinned));
+    }
+    if options.fast_path && cfg!(target_arch = "aarch64") && needs_pmu(p) {
+        // arm64: `config1` bit 1 asks the PMUv3 driver for user access (sysfs format
+        // `rdpmc=config1:1`); bit 0 (64-bit counters) is left to the user because it fails with
+        // EOPNOTSUPP without PMUv3p5.
+        attr.__bindgen_anon_3.config1 = p.config1 | 2;
+    }
+    attr
+}
+
+fn needs_pmu(p: &PerfEvent) -> bool {
+    p.type_ != sys::raw::PERF_TYPE_SOFTWARE && p.type_ != sys::raw::PERF_TYPE_TRACEPOINT
+}
+
+impl Group {
+    /// Opens `events` (perf events only; `wall-time` is not a perf event) as one group.
+    ///
+    /// The leader is opened disabled. On failure the error names the event the kernel refused
+    /// and explains the errno for this machine; `Err((index, error))` gives the member's index so
+    /// [`Counters::open`] can split a group the PMU cannot hold.
+    pub fn open(events: &[Event], options: &GroupOptions) -> Result<Group, CounterError> {
+        Self::open_at(events, options).map_err(|(_, e)| e)
+    }
+
+    fn open_at(events: &[Event], options: &GroupOptions) -> Result<Group, (usize, CounterError)> {
+        let mut fds: Vec<EventFd> = Vec::with_capacity(events.len());
+        for (i, event) in events.iter().enumerate() {
+            let Some(p) = event.perf() else {
+                return Err((
+                    i,
+                    CounterError::Malformed {
+                        detail: format!("`{}` is not a perf event", event.name),
+                    },
+                ));
+            };
+            let mut attr = counting_attr(p, i == 0, options);
+            let opened = EventFd::open(&mut attr, 0, -1, fds.first());
+            match opened {
+                Ok(fd) => fds.push(fd),
+                Err(failure) => {
+                    let explanation = doctor::explain_open_failure(event, &failure);
+                    return Err((
+                        i,
+                        CounterError::Open {
+                            event: event.name.clone(),
+                            errno: failure.errno,
+                            explanation,
+                        },
+                    ));
+                }
+            }
+        }
+        let ids = fds
+            .iter()
+            .map(|fd| fd.id())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|errno| {
+                (
+                    0,
+                    CounterError::Io {
+                        action: "id",
+                        errno,
+                    },
+                )
+            })?;
+        let n = events.len();
+        let mut group = Group {
+            events: events.to_vec(),
+            fds,
+            ids,
+            buf: vec![0; sys::GROUP_HEADER_WORDS + 2 * n],
+            fast: None,
+            source: Source::Read,
+            fast_fallbacks: 0,
+            options: options.clone(),
+        };
+        if options.fast_path && arch::SOURCE.is_some() && events.iter().all(Event::needs_pmu) {
+            group.fast = group.map_fast_path();
+            if group.fast.is_some() {
+                group.source = arch::SOURCE.unwrap_or(Source::Read);
+            }
+        }
+        Ok(group)
+    }
+
+    /// Maps every member's user page and keeps the fast reader when the kernel grants user
+    /// access on all of them.
+    fn map_fast_path(&self) -> Option<FastReader<MappedPage, arch::Native>> {
+        let pages = self
+            .fds
+            .iter()
+            .map(EventFd::map_user_page)
+            .collect::<Result<Vec<_>, _>>()
+            .ok()?;
+        let regs = arch::native()?;
+        self.enable().ok()?;
+        // `index` is only non-zero while the group is on the PMU: probe while enabled.
+        let reader = FastReader::new(pages, regs);
+        let usable = reader.capability().is_usable();
+        self.disable().ok()?;
+        self.reset().ok()?;
+        usable.then_some(reader)
+    }
+
+    /// The group's events, in read order.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// The events' names, in read order.
+    pub fn names(&self) -> Vec<String> {
+        self.events.iter().map(|e| e.name.clone()).collect()
+    }
+
+    /// Number of events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether the group has no events (never true for an opened group).
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Where readings come from: the fast path ([`Source::Rdpmc`]/[`Source::Mrs`]) when every
+    /// member's user page grants it, [`Source::Read`] otherwise.
+    pub fn source(&self) -> Source {
+        self.source
+    }
+
+    /// How many fast-path reads fell back to `read(2)` because a member's page showed
+    /// `index == 0` (the group was not on the PMU at that instant, e.g. while disabled).
+    pub fn fast_fallbacks(&self) -> u64 {
+        self.fast_fallbacks
+    }
+
+    /// The options the group was opened with.
+    pub fn options(&self) -> &GroupOptions {
+        &self.options
+    }
+
+    /// Starts counting (`PERF_EVENT_IOC_ENABLE` on the whole group).
+    pub fn enable(&self) -> Result<(), CounterError> {
+        self.leader()
+            .enable(Scope::Group)
+            .map_err(|errno| CounterError::Io {
+                action: "enable",
+                errno,
+            })
+    }
+
+    /// Stops counting (`PERF_EVENT_IOC_DISABLE` on the whole group).
+    pub fn disable(&self) -> Result<(), CounterError> {
+        self.leader()
+            .disable(Scope::Group)
+            .map_err(|errno| CounterError::Io {
+                action: "disable",
+                errno,
+            })
+    }
+
+    /// Zeroes every member's count (`PERF_EVENT_IOC_RESET`); times are not reset.
+    pub fn reset(&self) -> Result<(), CounterError> {
+        self.leader()
+            .reset(Scope::Group)
+            .map_err(|errno| CounterError::Io {
+                action: "reset",
+                errno,
+            })
+    }
+
+    /// The members' descriptors (for the doctor's fast-path diagnosis).
+    pub(crate) fn fds_for_doctor(&self) -> &[EventFd] {
+        &self.fds
+    }
+
+    fn leader(&self) -> &EventFd {
+        &self.fds[0]
+    }
+
+    /// Reads every member: through the fast path when available and the group is on the PMU,
+    /// through `read(2)` otherwise. Returns the source that served this reading.
+    ///
+    /// Allocation-free when `out` was made by [`Reading::with_len`] for this group.
+    #[inline]
+    pub fn read(&mut self, out: &mut Reading) -> Result<Source, CounterError> {
+        if let Some(fast) = &self.fast {
+            out.values.resize(self.events.len(), 0);
+            if let Some(times) = fast.read(&mut out.values) {
+                out.time_enabled = times.enabled;
+                out.time_running = times.running;
+                return Ok(self.source);
+            }
+            self.fast_fallbacks += 1;
+        }
+        self.read_syscall(out)?;
+        Ok(Source::Read)
+    }
+
+    /// Reads every member with one `read(2)` of the leader, whatever the fast path could do.
+    #[inline]
+    pub fn read_syscall(&mut self, out: &mut Reading) -> Result<(), CounterError> {
+        let n = self.events.len();
+        let bytes = self.fds[0]
+            .read_words(&mut self.buf)
+            .map_err(|errno| CounterError::Io {
+                action: "read",
+                errno,
+            })?;
+        if bytes == 0 {
+            return Err(CounterError::Unschedulable {
+                events: self.names(),
+            });
+        }
+        if bytes != self.buf.len() * 8 || self.buf[0] as usize != n {
+            return Err(CounterError::Malformed {
+                detail: format!(
+                    "read {bytes} bytes for {} members (expected {} for {n})",
+                    self.buf[0],
+                    self.buf.len() * 8
+                ),
+            });
+        }
+        out.time_enabled = self.buf[1];
+        out.time_running = self.buf[2];
+        out.values.resize(n, 0);
+        let pairs = &self.buf[sys::GROUP_HEADER_WORDS..];
+        for (i, slot) in out.values.iter_mut().enumerate() {
+            let (value, id) = (pairs[2 * i], pairs[2 * i + 1]);
+            *slot = if id == self.ids[i] {
+                value
+            } else {
+                // The kernel lists members in creation order, so this is never expected; map by
+                // id rather than trust the order blindly.
+                self.value_by_id(self.ids[i])?
+            };
+        }
+        Ok(())
+    }
+
+    fn value_by_id(&self, id: u64) -> Result<u64, CounterError> {
+        self.buf[sys::GROUP_HEADER_WORDS..]
+            .chunks_exact(2)
+            .find(|pair| pair[1] == id)
+            .map(|pair| pair[0])
+            .ok_or_else(|| CounterError::Malformed {
+                detail: format!("member id {id} missing from the group read"),
+            })
+    }
+
+    /// Every member's count as the user page's `offset` shows it, read consistently under the
+    /// page's seqlock. While the group is disabled the kernel leaves each member's full count
+    /// there, so this equals [`Group::read_syscall`]'s values; used to verify the fast path.
+    /// `None` without mapped pages.
+    pub fn page_offsets(&self, out: &mut [u64]) -> Option<()> {
+        let fast = self.fast.as_ref()?;
+        fast.page_offsets(out).then_some(())
+    }
+
+    /// Runs the group briefly to check that the PMU can hold it: a group with more members than
+    /// counters is enabled but never runs.
+    fn schedulable(&mut self) -> Result<bool, CounterError> {
+        let mut r = Reading::with_len(self.len());
+        self.reset()?;
+        self.enable()?;
+        let mut x = 0u64;
+        for i in 0..20_000u64 {
+            x = std::hint::black_box(x ^ i);
+        }
+        std::hint::black_box(x);
+        self.disable()?;
+        self.read_syscall(&mut r)?;
+        self.reset()?;
+        Ok(!r.never_ran())
+    }
+}
+
+/// The counters a run measures: perf event groups plus, when asked for, the `wall-time` clock.
+///
+/// A request is split into several groups when the PMU cannot hold it in one; each group is
+/// meant to be measured in its own pass. Software events are kept apart from hardware events so
+/// the hardware group can use the fast path.
+#[derive(Debug)]
+pub struct Counters {
+    events: Vec<Event>,
+    groups: Vec<Group>,
+    wall_time: bool,
+}
+
+impl Counters {
+    /// Opens `events`.
+    ///
+    /// Hardware events go into as few groups as the PMU can schedule (a group the kernel
+    /// refuses with `EINVAL`/`ENOSPC` at a member, or that never runs when enabled, is split);
+    /// software events form their own group; `wall-time` is served by the clock. The first
+    /// event the kernel refuses for any other reason makes the whole open fail.
+    pub fn open(events: &[Event], options: &GroupOptions) -> Result<Counters, CounterError> {
+        let (hardware, software): (Vec<Event>, Vec<Event>) = events
+            .iter()
+            .filter(|e| e.perf().is_some())
+            .cloned()
+            .partition(Event::needs_pmu);
+        let mut groups = Vec::new();
+        for set in [hardware, software] {
+            if !set.is_empty() {
+                open_split(&set, options, &mut groups)?;
+            }
+        }
+        Ok(Counters {
+            events: events.to_vec(),
+            groups,
+            wall_time: events.iter().any(|e| matches!(e.kind, EventKind::WallTime)),
+        })
+    }
+
+    /// Every requested event, in the order requested.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// The perf event groups, one per measurement pass.
+    pub fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
+    /// The perf event groups, mutably (reading needs `&mut`).
+    pub fn groups_mut(&mut self) -> &mut [Group] {
+        &mut self.groups
+    }
+
+    /// Whether `wall-time` was requested.
+    pub fn wall_time(&self) -> bool {
+        self.wall_time
+    }
+
+    /// The source serving `event` (by name), or `None` when it is not part of this set.
+    pub fn source_of(&self, name: &str) -> Option<Source> {
+        if self.wall_time && name == crate::events::WALL_TIME {
+            return Some(Source::Clock);
+        }
+        self.groups
+            .iter()
+            .find(|g| g.events().iter().any(|e| e.name == name))
+            .map(Group::source)
+    }
+}
+
+fn open_split(
+    events: &[Event],
+    options: &GroupOptions,
+    out: &mut Vec<Group>,
+) -> Result<(), CounterError> {
+    match Group::open_at(events, options) {
+        Ok(mut group) => {
+            if events.len() > 1 && !group.schedulable()? {
+                drop(group);
+                let mid = events.len() / 2;
+                open_split(&events[..mid], options, out)?;
+                return open_split(&events[mid..], options, out);
+            }
+            out.push(group);
+            Ok(())
+        }
+        Err((
+            i,
+            CounterError::Open {
+                errno: Errno(libc::EINVAL | libc::ENOSPC),
+                ..
+            },
+        )) if i > 0 => {
+            // The kernel validated the group against the PMU's counters and refused member `i`:
+            // the first `i` fit together; the rest start a new group.
+            open_split(&events[..i], options, out)?;
+            open_split(&events[i..], options, out)
+        }
+        Err((_, e)) => Err(e),
+    }
+}
+
+/// Reads `wall-time`: nanoseconds of `CLOCK_MONOTONIC`.
+#[inline(always)]
+pub fn wall_time_ns() -> u64 {
+    sys::monotonic_ns()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::PerfEvent;
+    use crate::sys::raw;
+
+    fn sw(name: &str, config: u32) -> Event {
+        Event {
+            name: name.to_owned(),
+            kind: EventKind::Perf(PerfEvent {
+                type_: raw::PERF_TYPE_SOFTWARE,
+                config: config as u64,
+                config1: 0,
+                config2: 0,
+                config3: 0,
+                pmu: None,
+                user: true,
+                kernel: false,
+                hypervisor: false,
+                precise_ip: 0,
+            }),
+        }
+    }
+
+    fn software_trio() -> Vec<Event> {
+        vec![
+            sw("page-faults", raw::PERF_COUNT_SW_PAGE_FAULTS),
+            sw("task-clock", raw::PERF_COUNT_SW_TASK_CLOCK),
+            sw("context-switches", raw::PERF_COUNT_SW_CONTEXT_SWITCHES),
+        ]
+    }
+
+    #[test]
+    fn touching_k_fresh_pages_reads_exactly_k_page_faults() {
+        let mut group = Group::open(&software_trio(), &GroupOptions::default()).unwrap();
+        assert_eq!(
+            group.source(),
+            Source::Read,
+            "software events have no fast path"
+        );
+        let mut r = Reading::with_len(3);
+        for k in [1usize, 7, 64, 300] {
+            let mut map = sys::AnonMapping::new(k).unwrap();
+            group.reset().unwrap();
+            group.enable().unwrap();
+            map.touch_every_page();
+            group.disable().unwrap();
+            group.read(&mut r).unwrap();
+            assert_eq!(r.values[0], k as u64, "page-faults for {k} pages");
+            assert!(!r.multiplexed());
+        }
+    }
+
+    #[test]
+    fn task_clock_stays_within_the_wall_time_of_the_region() {
+        let mut group = Group::open(&software_trio(), &GroupOptions::default()).unwrap();
+        let mut r = Reading::with_len(3);
+        group.reset().unwrap();
+        let t0 = wall_time_ns();
+        group.enable().unwrap();
+        let mut x = 1u64;
+        for i in 0..2_000_000u64 {
+            x = std::hint::black_box(x.wrapping_mul(i | 1));
+        }
+        group.disable().unwrap();
+        let wall = wall_time_ns() - t0;
+        group.read(&mut r).unwrap();
+        assert!(r.values[1] > 0);
+        assert!(
+            r.values[1] <= wall,
+            "task-clock {} > wall {wall}",
+            r.values[1]
+        );
+        assert!(r.time_enabled <= wall && r.time_running <= r.time_enabled);
+    }
+
+    #[test]
+    fn disabled_group_excludes_what_happens_outside() {
+        let mut group = Group::open(&software_trio(), &GroupOptions::default()).unwrap();
+        let mut r = Reading::with_len(3);
+        group.reset().unwrap();
+        // Faults while disabled must not count.
+        let mut outside = sys::AnonMapping::new(50).unwrap();
+        outside.touch_every_page();
+        group.enable().unwrap();
+        let mut inside = sys::AnonMapping::new(5).unwrap();
+        inside.touch_every_page();
+        group.disable().unwrap();
+        let mut after = sys::AnonMapping::new(50).unwrap();
+        after.touch_every_page();
+        group.read(&mut r).unwrap();
+        assert_eq!(r.values[0], 5);
+        // The read itself does not change anything once disabled.
+        let first = r.clone();
+        group.read(&mut r).unwrap();
+        assert_eq!(first, r);
+    }
+
+    #[test]
+    fn reset_zeroes_counts_not_times() {
+        let mut group = Group::open(&software_trio(), &GroupOptions::default()).unwrap();
+        let mut r = Reading::with_len(3);
+        group.enable().unwrap();
+        let mut m = sys::AnonMapping::new(3).unwrap();
+        m.touch_every_page();
+        group.disable().unwrap();
+        group.reset().unwrap();
+        group.read(&mut r).unwrap();
+        assert_eq!(r.values, vec![0, 0, 0]);
+        assert!(r.time_enabled > 0, "times survive a reset");
+    }
+
+    #[test]
+    fn scaling_and_flags() {
+        let r = Reading {
+            values: vec![100, 7],
+            time_enabled: 1000,
+            time_running: 250,
+        };
+        assert!(r.multiplexed());
+        assert_eq!(r.scaled(0), Some(400.0));
+        let never = Reading {
+            values: vec![0],
+            time_enabled: 1000,
+            time_running: 0,
+        };
+        assert!(never.never_ran());
+        assert_eq!(never.scaled(0), None);
+        let full = Reading {
+            values: vec![5],
+            time_enabled: 10,
+            time_running: 10,
+        };
+        assert_eq!(full.scaled(0), Some(5.0));
+        assert_eq!(full.scaled(3), None);
+    }
+
+    #[test]
+    fn counters_split_software_and_wall_time() {
+        let mut events = software_trio();
+        events.push(Event::wall_time());
+        let counters = Counters::open(&events, &GroupOptions::default()).unwrap();
+        assert_eq!(counters.groups().len(), 1);
+        assert!(counters.wall_time());
+        assert_eq!(counters.source_of("wall-time"), Some(Source::Clock));
+        assert_eq!(counters.source_of("task-clock"), Some(Source::Read));
+        assert_eq!(counters.source_of("nope"), None);
+    }
+
+    #[test]
+    fn group_reads_carry_ids_in_order() {
+        let mut group = Group::open(&software_trio(), &GroupOptions::default()).unwrap();
+        group.enable().unwrap();
+        let mut r = Reading::with_len(3);
+        group.read_syscall(&mut r).unwrap();
+        assert_eq!(group.ids.len(), 3);
+        let ids = &group.buf[sys::GROUP_HEADER_WORDS..];
+        assert_eq!(
+            [ids[1], ids[3], ids[5]],
+            [group.ids[0], group.ids[1], group.ids[2]]
+        );
+    }
+}

@@ -1,1 +1,1463 @@
-//! The user-page fast-path reader. (Being written.)
+//! The user-page fast path: reading a counter group without a system call.
+//!
+//! Every mmapped perf event has a user page (`struct perf_event_mmap_page`, see
+//! `perf_event_open(2)`, "MMAP layout") that the kernel keeps current whenever it schedules,
+//! reprograms or stops the event. When the page allows it (`cap_user_rdpmc`, and `index != 0`
+//! right now), user space computes the count itself as
+//!
+//! ```text
+//! count = offset + sign_extend(hardware_counter[index - 1], pmc_width)
+//! ```
+//!
+//! inside a seqlock retry loop on the page's `lock`. [`FastReader`] does that for a whole group
+//! in one retry loop, and also extrapolates `time_enabled`/`time_running` to the present when
+//! the page offers `cap_user_time`.
+//!
+//! The reader is generic over where page fields ([`PageView`]) and register values
+//! ([`Registers`]) come from. Production code uses `FastReader<MappedPage, arch::Native>`; the
+//! tests here (and the benchmarks) use the simulated page and registers of [`sim`], which is how
+//! the protocol is verified on machines without a PMU.
+//!
+//! This module owns the protocol only. Opening events, mapping pages and falling back to
+//! `read(2)` belong to the group code; the instructions themselves live in
+//! [`arch`](super::arch).
+
+use std::hint;
+use std::sync::atomic::{compiler_fence, Ordering};
+
+use crate::sys::{cap, MappedPage};
+
+/// Read access to the fields of a user page that the fast path uses.
+///
+/// The accessors mirror those of [`MappedPage`]. Implementations must load the current value on
+/// every call (volatile or atomic loads): the reader calls them repeatedly inside a seqlock loop
+/// and relies on the loads happening in program order, between its reads of `lock`.
+pub trait PageView {
+    /// The seqlock: the kernel increments it before and after every update of the page.
+    fn lock(&self) -> u32;
+    /// The hardware counter's index + 1, or 0 when user space may not read it right now.
+    fn index(&self) -> u32;
+    /// What to add to the sign-extended hardware counter to obtain the count.
+    fn offset(&self) -> i64;
+    /// `time_enabled` at the kernel's last update of the page.
+    fn time_enabled(&self) -> u64;
+    /// `time_running` at the kernel's last update of the page.
+    fn time_running(&self) -> u64;
+    /// Width in bits of the hardware counter.
+    fn pmc_width(&self) -> u16;
+    /// Shift of the timestamp-to-nanoseconds conversion.
+    fn time_shift(&self) -> u16;
+    /// Multiplier of the timestamp-to-nanoseconds conversion.
+    fn time_mult(&self) -> u32;
+    /// Offset of the timestamp-to-nanoseconds conversion.
+    fn time_offset(&self) -> u64;
+    /// Base timestamp for `cap_user_time_short`.
+    fn time_cycles(&self) -> u64;
+    /// Valid timestamp bits for `cap_user_time_short`.
+    fn time_mask(&self) -> u64;
+    /// The capabilities word; see [`sys::cap`](crate::sys::cap).
+    fn capabilities(&self) -> u64;
+}
+
+macro_rules! forward_page_view {
+    ($($name:ident: $ty:ty),* $(,)?) => {
+        $(
+            #[inline(always)]
+            fn $name(&self) -> $ty {
+                (**self).$name()
+            }
+        )*
+    };
+}
+
+impl PageView for MappedPage {
+    #[inline(always)]
+    fn lock(&self) -> u32 {
+        MappedPage::lock(self)
+    }
+    #[inline(always)]
+    fn index(&self) -> u32 {
+        MappedPage::index(self)
+    }
+    #[inline(always)]
+    fn offset(&self) -> i64 {
+        MappedPage::offset(self)
+    }
+    #[inline(always)]
+    fn time_enabled(&self) -> u64 {
+        MappedPage::time_enabled(self)
+    }
+    #[inline(always)]
+    fn time_running(&self) -> u64 {
+        MappedPage::time_running(self)
+    }
+    #[inline(always)]
+    fn pmc_width(&self) -> u16 {
+        MappedPage::pmc_width(self)
+    }
+    #[inline(always)]
+    fn time_shift(&self) -> u16 {
+        MappedPage::time_shift(self)
+    }
+    #[inline(always)]
+    fn time_mult(&self) -> u32 {
+        MappedPage::time_mult(self)
+    }
+    #[inline(always)]
+    fn time_offset(&self) -> u64 {
+        MappedPage::time_offset(self)
+    }
+    #[inline(always)]
+    fn time_cycles(&self) -> u64 {
+        MappedPage::time_cycles(self)
+    }
+    #[inline(always)]
+    fn time_mask(&self) -> u64 {
+        MappedPage::time_mask(self)
+    }
+    #[inline(always)]
+    fn capabilities(&self) -> u64 {
+        MappedPage::capabilities(self)
+    }
+}
+
+impl<P: PageView + ?Sized> PageView for &P {
+    forward_page_view!(
+        lock: u32,
+        index: u32,
+        offset: i64,
+        time_enabled: u64,
+        time_running: u64,
+        pmc_width: u16,
+        time_shift: u16,
+        time_mult: u32,
+        time_offset: u64,
+        time_cycles: u64,
+        time_mask: u64,
+        capabilities: u64,
+    );
+}
+
+/// Reads hardware counters and the timestamp counter of the current CPU.
+///
+/// Real implementations are in [`arch`](super::arch) (`Rdpmc`, `Mrs`); [`sim::SimRegisters`]
+/// simulates them.
+pub trait Registers {
+    /// The raw value of the counter that a user page with this `index` describes. `index` is the
+    /// page's value as is (1-based, the kernel's hardware index + 1); the implementation maps it
+    /// to its instruction (x86: `rdpmc` with ECX = `index - 1`; arm64: the register
+    /// [`aarch64_counter_register`](super::arch::aarch64_counter_register) names).
+    ///
+    /// `None` when this implementation cannot read that index (for example arm64's index 33,
+    /// the FEAT_PMUv3_ICNTR instruction counter); the reader then falls back.
+    fn read_counter(&self, index: u32) -> Option<u64>;
+
+    /// The timestamp counter that the page's `time_*` conversion applies to (x86 TSC, arm64
+    /// `CNTVCT_EL0`).
+    fn read_timestamp(&self) -> u64;
+}
+
+impl<R: Registers + ?Sized> Registers for &R {
+    #[inline(always)]
+    fn read_counter(&self, index: u32) -> Option<u64> {
+        (**self).read_counter(index)
+    }
+
+    #[inline(always)]
+    fn read_timestamp(&self) -> u64 {
+        (**self).read_timestamp()
+    }
+}
+
+/// Sign-extends the low `width` bits of a raw hardware counter value:
+/// `((raw << (64 - width)) as i64) >> (64 - width)`.
+///
+/// The kernel programs counters with negative start values (`-period`) and subtracts the
+/// 64-bit sign-extended start value in `offset`. A 48-bit counter therefore reads, say,
+/// `0xFFFF_FFFF_FFF0` for -16; adding it to `offset` without sign extension is off by exactly
+/// 2^48, a known bug in public implementations.
+///
+/// `width` 64 means no shift. `width` 0 (a page that does not fill in `pmc_width`) and widths
+/// above 64 (which no kernel reports) are treated as 64: the raw value is used as is, since
+/// there is no narrower width that could be justified.
+#[inline(always)]
+pub const fn sign_extend(raw: u64, width: u16) -> i64 {
+    if width == 0 || width >= 64 {
+        return raw as i64;
+    }
+    let shift = 64 - width as u32;
+    ((raw << shift) as i64) >> shift
+}
+
+/// How many times a read discards a torn snapshot and starts over before giving up.
+///
+/// With the kernel as the writer a retry only happens when an interrupt or a context switch
+/// updated a page in the middle of a read, so a handful is already extreme; giving up sends
+/// the caller to `read(2)` instead of spinning.
+pub const MAX_RETRIES: u32 = 1000;
+
+/// The capability bits the counter fast path needs on every member's page.
+const FAST_PATH_CAPS: u64 = cap::BIT0_IS_DEPRECATED | cap::USER_RDPMC;
+
+/// The group's enabled and running times, in nanoseconds, as of a fast-path read.
+///
+/// `running < enabled` means the group was multiplexed: its counts cover only part of the time
+/// it was enabled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Times {
+    /// Time the group has been enabled.
+    pub enabled: u64,
+    /// Time the group has been on the PMU.
+    pub running: u64,
+    /// `true` when both were extrapolated to the moment of the read (the page has
+    /// `cap_user_time`). `false` means they are the page's values as of the kernel's last
+    /// update (usually the last time the group was scheduled in), which can lag far behind the
+    /// counts; use `read(2)` when the times matter.
+    pub extrapolated: bool,
+}
+
+/// Diagnostics of one [`FastReader::read_with_stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// Snapshots discarded because a page changed (or was being changed) during the read.
+    /// A read that gave up returns `MAX_RETRIES + 1` here.
+    pub retries: u32,
+}
+
+/// Whether the fast path can serve a group, and if not, why.
+///
+/// [`FastReader::capability`] checks every member and reports the first member that fails
+/// the most permanent check: the ABI, then `cap_user_rdpmc`, then `index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capability {
+    /// Every member allows user-space reads and sits on a hardware counter right now.
+    Usable,
+    /// The reader has no pages.
+    NoMembers,
+    /// `cap_bit0_is_deprecated` is clear: the page uses the pre-3.12 ABI, where bit 0 meant
+    /// both "user rdpmc" and "user time" and was set wrongly on some kernels. perfbench does not
+    /// trust it and uses `read(2)`.
+    DeprecatedAbi {
+        /// Position of the member in the group.
+        member: usize,
+    },
+    /// `cap_user_rdpmc` is clear: the kernel does not allow user-space counter reads for this
+    /// event (x86: `/sys/bus/event_source/devices/cpu/rdpmc` is 0, or the event is not a
+    /// hardware event; arm64: `kernel.perf_user_access` is 0 or the event was opened without
+    /// `config1` bit 1).
+    NoUserRdpmc {
+        /// Position of the member in the group.
+        member: usize,
+    },
+    /// The page allows user reads but `index` is 0: the event is not on a hardware counter right
+    /// now. Expected before the group is enabled and while it is multiplexed out; on arm64,
+    /// also how `kernel.perf_user_access=0` shows. Probe only while the group is enabled.
+    IndexZero {
+        /// Position of the member in the group.
+        member: usize,
+    },
+    /// The page changed during every one of [`MAX_RETRIES`] + 1 attempts to read it.
+    Unstable {
+        /// Position of the member in the group.
+        member: usize,
+    },
+}
+
+impl Capability {
+    /// `true` for [`Capability::Usable`].
+    pub fn is_usable(self) -> bool {
+        self == Capability::Usable
+    }
+}
+
+impl std::fmt::Display for Capability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Capability::Usable => f.write_str("user-space counter reads are allowed"),
+            Capability::NoMembers => f.write_str("no events to read"),
+            Capability::DeprecatedAbi { member } => write!(
+                f,
+                "member {member}: the user page uses the pre-3.12 capability ABI \
+                 (cap_bit0_is_deprecated is clear)"
+            ),
+            Capability::NoUserRdpmc { member } => write!(
+                f,
+                "member {member}: the kernel does not allow user-space counter reads \
+                 (cap_user_rdpmc is clear)"
+            ),
+            Capability::IndexZero { member } => write!(
+                f,
+                "member {member}: the event is not on a hardware counter right now (index 0)"
+            ),
+            Capability::Unstable { member } => write!(
+                f,
+                "member {member}: the user page kept changing while being read"
+            ),
+        }
+    }
+}
+
+/// The leader page's time fields, read inside the seqlock section.
+#[derive(Clone, Copy)]
+struct TimeSnapshot {
+    caps: u64,
+    enabled: u64,
+    running: u64,
+    timestamp: u64,
+    shift: u16,
+    mult: u32,
+    offset: u64,
+    cycles: u64,
+    mask: u64,
+}
+
+impl TimeSnapshot {
+    #[inline(always)]
+    fn read<P: PageView, R: Registers>(page: &P, regs: &R, caps: u64) -> TimeSnapshot {
+        let enabled = page.time_enabled();
+        let running = page.time_running();
+        if caps & cap::USER_TIME == 0 {
+            return TimeSnapshot {
+                caps,
+                enabled,
+                running,
+                timestamp: 0,
+                shift: 0,
+                mult: 0,
+                offset: 0,
+                cycles: 0,
+                mask: 0,
+            };
+        }
+        let (cycles, mask) = if caps & cap::USER_TIME_SHORT != 0 {
+            (page.time_cycles(), page.time_mask())
+        } else {
+            (0, 0)
+        };
+        TimeSnapshot {
+            caps,
+            enabled,
+            running,
+            timestamp: regs.read_timestamp(),
+            shift: page.time_shift(),
+            mult: page.time_mult(),
+            offset: page.time_offset(),
+            cycles,
+            mask,
+        }
+    }
+
+    /// The extrapolation of `perf_event_mmap_page`'s documentation in `perf_event.h`, all in
+    /// wrapping u64 arithmetic. Only called when the leader's `index != 0`, so the group is
+    /// running and `running` advances like `enabled`.
+    #[inline(always)]
+    fn finish(self) -> Times {
+        if self.caps & cap::USER_TIME == 0 {
+            return Times {
+                enabled: self.enabled,
+                running: self.running,
+                extrapolated: false,
+            };
+        }
+        let delta = time_delta(
+            self.timestamp,
+            self.caps & cap::USER_TIME_SHORT != 0,
+            self.cycles,
+            self.mask,
+            self.shift,
+            self.mult,
+            self.offset,
+        );
+        Times {
+            enabled: self.enabled.wrapping_add(delta),
+            running: self.running.wrapping_add(delta),
+            extrapolated: true,
+        }
+    }
+}
+
+/// Nanoseconds since the page's last update, from a timestamp:
+///
+/// ```text
+/// if short { cyc = time_cycles + ((cyc - time_cycles) & time_mask) }
+/// quot  = cyc >> time_shift
+/// rem   = cyc & ((1 << time_shift) - 1)
+/// delta = time_offset + quot * time_mult + ((rem * time_mult) >> time_shift)
+/// ```
+///
+/// Splitting `cyc` into `quot` and `rem` keeps `rem * time_mult` from overflowing. A shift of
+/// 64 or more (never reported) gives `quot = 0`, `rem = cyc`, `>> shift = 0`.
+#[inline(always)]
+fn time_delta(
+    timestamp: u64,
+    short: bool,
+    cycles: u64,
+    mask: u64,
+    shift: u16,
+    mult: u32,
+    offset: u64,
+) -> u64 {
+    let mut cyc = timestamp;
+    if short {
+        cyc = cycles.wrapping_add(cyc.wrapping_sub(cycles) & mask);
+    }
+    let shift = u32::from(shift);
+    let mult = u64::from(mult);
+    let quot = cyc.checked_shr(shift).unwrap_or(0);
+    let rem = cyc & 1u64.checked_shl(shift).map_or(u64::MAX, |b| b - 1);
+    offset
+        .wrapping_add(quot.wrapping_mul(mult))
+        .wrapping_add(rem.wrapping_mul(mult).checked_shr(shift).unwrap_or(0))
+}
+
+/// Reads a counter group through its members' user pages.
+///
+/// `pages[0]` is the group leader (its times are the group's); `out[i]` of a read is the count
+/// of `pages[i]`. A read allocates nothing and makes no system call.
+///
+/// Reads must happen on the thread the events count (perf_event_open with `pid = 0`): the page
+/// describes the hardware counter of the CPU that thread runs on.
+///
+/// The group code holds a `FastReader<MappedPage, arch::Native>` built from the members'
+/// mapped pages (in group order) and [`arch::native()`](super::arch::native); it checks
+/// [`capability`](Self::capability) after enabling the group and falls back to `read(2)`
+/// whenever [`read`](Self::read) returns `None`.
+#[derive(Debug)]
+pub struct FastReader<P: PageView, R: Registers> {
+    pages: Vec<P>,
+    regs: R,
+}
+
+impl<P: PageView, R: Registers> FastReader<P, R> {
+    /// A reader of the group whose user pages are `pages`, leader first.
+    pub fn new(pages: Vec<P>, regs: R) -> Self {
+        FastReader { pages, regs }
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// `true` when the group has no members.
+    pub fn is_empty(&self) -> bool {
+        self.pages.is_empty()
+    }
+
+    /// The members' pages, leader first.
+    pub fn pages(&self) -> &[P] {
+        &self.pages
+    }
+
+    /// The register reader.
+    pub fn registers(&self) -> &R {
+        &self.regs
+    }
+
+    /// Gives the pages and the register reader back.
+    pub fn into_parts(self) -> (Vec<P>, R) {
+        (self.pages, self.regs)
+    }
+
+    /// Whether the fast path can serve this group right now.
+    ///
+    /// For each member, in order of permanence: `cap_bit0_is_deprecated` must be set (else the
+    /// page uses the old ABI, which perfbench does not trust: [`Capability::DeprecatedAbi`]),
+    /// then `cap_user_rdpmc` ([`Capability::NoUserRdpmc`]), then `index != 0`
+    /// ([`Capability::IndexZero`]). `index` is 0 whenever the event is not on a counter, in
+    /// particular before the group is enabled, so probe while it is enabled. Even a usable group
+    /// can see `index == 0` later (multiplexing); [`read`](Self::read) checks on every call.
+    pub fn capability(&self) -> Capability {
+        if self.pages.is_empty() {
+            return Capability::NoMembers;
+        }
+        let mut first_index_zero = None;
+        for (member, page) in self.pages.iter().enumerate() {
+            let Some((caps, index)) = stable_caps_and_index(page) else {
+                return Capability::Unstable { member };
+            };
+            if caps & cap::BIT0_IS_DEPRECATED == 0 {
+                return Capability::DeprecatedAbi { member };
+            }
+            if caps & cap::USER_RDPMC == 0 {
+                return Capability::NoUserRdpmc { member };
+            }
+            if index == 0 && first_index_zero.is_none() {
+                first_index_zero = Some(member);
+            }
+        }
+        match first_index_zero {
+            Some(member) => Capability::IndexZero { member },
+            None => Capability::Usable,
+        }
+    }
+
+    /// Reads every member's count into `out` (`out[i]` for `pages[i]`) and returns the group's
+    /// times, or `None` when the caller must fall back to `read(2)`: some member has
+    /// `index == 0` or lost `cap_user_rdpmc`, its index is one the register reader cannot read,
+    /// the reader has no members, or the pages kept changing for [`MAX_RETRIES`] + 1 attempts.
+    /// After `None`, `out` holds garbage.
+    ///
+    /// One seqlock section covers all members, and the leader's times are read inside it, so
+    /// the counts and times are one consistent snapshot: for each member
+    /// `seq = lock; barrier; index, pmc_width, offset, counter; barrier`, then every member's
+    /// `lock` is read again and the whole group is re-read if any moved.
+    ///
+    /// The barriers are compiler fences only, as in the kernel's reference loop: the kernel
+    /// updates a self-monitoring event's page on the CPU the reading thread runs on (at a
+    /// context switch or in an interrupt, with preemption disabled), so the reader observes the
+    /// update in program order and only needs the compiler to keep its loads, and the counter
+    /// read, between the two loads of `lock`.
+    ///
+    /// # Panics
+    ///
+    /// If `out.len()` differs from the number of members.
+    #[inline]
+    pub fn read(&self, out: &mut [u64]) -> Option<Times> {
+        let mut retries = 0;
+        self.read_inner(out, &mut retries)
+    }
+
+    /// [`read`](Self::read), also reporting how many torn snapshots were discarded.
+    #[inline]
+    pub fn read_with_stats(&self, out: &mut [u64]) -> (Option<Times>, ReadStats) {
+        let mut stats = ReadStats::default();
+        let times = self.read_inner(out, &mut stats.retries);
+        (times, stats)
+    }
+
+    #[inline(always)]
+    fn read_inner(&self, out: &mut [u64], retries: &mut u32) -> Option<Times> {
+        assert_eq!(
+            out.len(),
+            self.pages.len(),
+            "FastReader::read: `out` must have one slot per member"
+        );
+        let (leader, members) = self.pages.split_first()?;
+        let (leader_out, members_out) = out.split_first_mut()?;
+        'attempt: for _ in 0..=MAX_RETRIES {
+            // Sum of the `lock` values seen at the start of each member's section (see the
+            // re-check below for why a sum suffices).
+            let mut seq_sum = 0u64;
+
+            let seq = leader.lock();
+            compiler_fence(Ordering::SeqCst);
+            if seq & 1 != 0 {
+                // A writer is in the middle of an update (only possible with a writer on
+                // another CPU, such as the simulated page's).
+                *retries += 1;
+                hint::spin_loop();
+                continue 'attempt;
+            }
+            seq_sum += u64::from(seq);
+            let caps = leader.capabilities();
+            *leader_out = self.member_value(leader, caps)?;
+            let times = TimeSnapshot::read(leader, &self.regs, caps);
+            compiler_fence(Ordering::SeqCst);
+
+            for (page, slot) in members.iter().zip(members_out.iter_mut()) {
+                let seq = page.lock();
+                compiler_fence(Ordering::SeqCst);
+                if seq & 1 != 0 {
+                    *retries += 1;
+                    hint::spin_loop();
+                    continue 'attempt;
+                }
+                seq_sum += u64::from(seq);
+                *slot = self.member_value(page, page.capabilities())?;
+                compiler_fence(Ordering::SeqCst);
+            }
+
+            // Re-check: every `lock` must still hold the value seen at the start of its
+            // member's section. The kernel only ever increments `lock`, so each page's current
+            // value is its start value plus k >= 0 increments, and the sums are equal exactly
+            // when every k is 0. (A u32 `lock` wrapping around would need 2^31 page updates
+            // during one read.) Comparing sums keeps the hot path free of per-member storage.
+            let mut now_sum = 0u64;
+            for page in &self.pages {
+                now_sum += u64::from(page.lock());
+            }
+            if now_sum == seq_sum {
+                return Some(times.finish());
+            }
+            *retries += 1;
+            hint::spin_loop();
+        }
+        None
+    }
+
+    /// One member's count, from inside its seqlock section; `None` means "fall back".
+    #[inline(always)]
+    fn member_value(&self, page: &P, caps: u64) -> Option<u64> {
+        let index = page.index();
+        if index == 0 || caps & FAST_PATH_CAPS != FAST_PATH_CAPS {
+            return None;
+        }
+        let width = page.pmc_width();
+        let offset = page.offset();
+        let raw = self.regs.read_counter(index)?;
+        Some((offset as u64).wrapping_add(sign_extend(raw, width) as u64))
+    }
+
+    /// Copies every member's `offset` into `out`, from one seqlock-consistent snapshot of all
+    /// pages, without touching any counter register. Returns `false` when the pages kept
+    /// changing for [`MAX_RETRIES`] + 1 attempts (then `out` holds garbage).
+    ///
+    /// This is the count of a stopped event: the kernel's `perf_event_update_userpage()` writes
+    /// `offset = count` and subtracts the counter's raw start value only while the event is on
+    /// a counter (`index != 0`). After the group is disabled (`index == 0`) and the page updated,
+    /// `offset` therefore holds the full count that `read(2)` reports.
+    ///
+    /// # Panics
+    ///
+    /// If `out.len()` differs from the number of members.
+    #[must_use = "`false` means the offsets could not be read consistently"]
+    pub fn page_offsets(&self, out: &mut [u64]) -> bool {
+        assert_eq!(
+            out.len(),
+            self.pages.len(),
+            "FastReader::page_offsets: `out` must have one slot per member"
+        );
+        'attempt: for _ in 0..=MAX_RETRIES {
+            let mut seq_sum = 0u64;
+            for (page, slot) in self.pages.iter().zip(out.iter_mut()) {
+                let seq = page.lock();
+                compiler_fence(Ordering::SeqCst);
+                if seq & 1 != 0 {
+                    hint::spin_loop();
+                    continue 'attempt;
+                }
+                seq_sum += u64::from(seq);
+                *slot = page.offset() as u64;
+                compiler_fence(Ordering::SeqCst);
+            }
+            // Same re-check as in `read`.
+            let now_sum: u64 = self.pages.iter().map(|p| u64::from(p.lock())).sum();
+            if now_sum == seq_sum {
+                return true;
+            }
+            hint::spin_loop();
+        }
+        false
+    }
+}
+
+/// `(capabilities, index)` of one page from a seqlock-consistent snapshot, or `None` when the
+/// page kept changing.
+fn stable_caps_and_index<P: PageView>(page: &P) -> Option<(u64, u32)> {
+    for _ in 0..=MAX_RETRIES {
+        let seq = page.lock();
+        compiler_fence(Ordering::SeqCst);
+        let caps = page.capabilities();
+        let index = page.index();
+        compiler_fence(Ordering::SeqCst);
+        if seq & 1 == 0 && page.lock() == seq {
+            return Some((caps, index));
+        }
+        hint::spin_loop();
+    }
+    None
+}
+
+pub mod sim {
+    //! A simulated user page and simulated registers, for tests and benchmarks.
+    //!
+    //! [`SimPage`] implements [`PageView`] with atomic fields and a writer,
+    //! [`SimPage::update`], that follows the kernel's seqlock protocol; [`SimRegisters`]
+    //! implements [`Registers`] with counters of a configurable width and a settable
+    //! timestamp. Together they exercise [`FastReader`](super::FastReader) exactly as a real
+    //! page would, on machines without a PMU, and let benchmarks measure the reader's own cost.
+    //!
+    //! Unlike the kernel, the simulated writer may run on another thread. The page therefore
+    //! loads every field with `Acquire` and the writer publishes with `Release`, which makes the
+    //! reader's seqlock correct across CPUs too (the real page needs only compiler fences, see
+    //! [`FastReader::read`](super::FastReader::read)). There must be one writer per page at a
+    //! time.
+
+    use std::sync::atomic::{
+        fence, AtomicI64, AtomicU16, AtomicU32, AtomicU64, Ordering::Acquire, Ordering::Relaxed,
+        Ordering::Release,
+    };
+
+    use super::{PageView, Registers};
+    use crate::sys::cap;
+
+    /// The values of a simulated page's fields (everything but `lock`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct PageFields {
+        /// Hardware index + 1; 0 = no user read right now.
+        pub index: u32,
+        /// Added to the sign-extended raw counter.
+        pub offset: i64,
+        /// `time_enabled` at the last update.
+        pub time_enabled: u64,
+        /// `time_running` at the last update.
+        pub time_running: u64,
+        /// Counter width in bits.
+        pub pmc_width: u16,
+        /// Timestamp conversion shift.
+        pub time_shift: u16,
+        /// Timestamp conversion multiplier.
+        pub time_mult: u32,
+        /// Timestamp conversion offset.
+        pub time_offset: u64,
+        /// Base timestamp for `cap_user_time_short`.
+        pub time_cycles: u64,
+        /// Timestamp mask for `cap_user_time_short`.
+        pub time_mask: u64,
+        /// The capabilities word ([`sys::cap`](crate::sys::cap) bits).
+        pub capabilities: u64,
+    }
+
+    impl Default for PageFields {
+        /// A page that allows the fast path on counter index 1 (`cap_bit0_is_deprecated |
+        /// cap_user_rdpmc`, `pmc_width` 48, offset 0) and offers no time conversion.
+        fn default() -> Self {
+            PageFields {
+                index: 1,
+                offset: 0,
+                time_enabled: 0,
+                time_running: 0,
+                pmc_width: 48,
+                time_shift: 0,
+                time_mult: 0,
+                time_offset: 0,
+                time_cycles: 0,
+                time_mask: 0,
+                capabilities: cap::BIT0_IS_DEPRECATED | cap::USER_RDPMC,
+            }
+        }
+    }
+
+    /// A simulated `perf_event_mmap_page`.
+    #[derive(Debug, Default)]
+    pub struct SimPage {
+        lock: AtomicU32,
+        index: AtomicU32,
+        offset: AtomicI64,
+        time_enabled: AtomicU64,
+        time_running: AtomicU64,
+        pmc_width: AtomicU16,
+        time_shift: AtomicU16,
+        time_mult: AtomicU32,
+        time_offset: AtomicU64,
+        time_cycles: AtomicU64,
+        time_mask: AtomicU64,
+        capabilities: AtomicU64,
+    }
+
+    impl SimPage {
+        /// A page holding `fields`, with `lock` 0.
+        pub fn new(fields: PageFields) -> SimPage {
+            let page = SimPage::default();
+            page.store(&fields);
+            page
+        }
+
+        /// The current field values (a plain snapshot, not seqlock-protected; meant for the
+        /// page's single writer).
+        pub fn fields(&self) -> PageFields {
+            PageFields {
+                index: self.index.load(Relaxed),
+                offset: self.offset.load(Relaxed),
+                time_enabled: self.time_enabled.load(Relaxed),
+                time_running: self.time_running.load(Relaxed),
+                pmc_width: self.pmc_width.load(Relaxed),
+                time_shift: self.time_shift.load(Relaxed),
+                time_mult: self.time_mult.load(Relaxed),
+                time_offset: self.time_offset.load(Relaxed),
+                time_cycles: self.time_cycles.load(Relaxed),
+                time_mask: self.time_mask.load(Relaxed),
+                capabilities: self.capabilities.load(Relaxed),
+            }
+        }
+
+        /// Updates the page as the kernel's `perf_event_update_userpage()` does: `lock++`
+        /// (odd: update in progress), fence, `change` the fields, store them, fence, `lock++`.
+        ///
+        /// Anything `change` does happens inside the update, so a test can also change a
+        /// [`SimRegisters`] counter there to model the kernel reprogramming a counter.
+        pub fn update(&self, change: impl FnOnce(&mut PageFields)) {
+            self.lock.fetch_add(1, Relaxed);
+            // Orders the odd `lock` before the field stores for a reader on another CPU: a
+            // reader whose `Acquire` load sees a new field value also sees the odd `lock`.
+            fence(Release);
+            let mut fields = self.fields();
+            change(&mut fields);
+            self.store(&fields);
+            // `Release`: a reader that sees the new `lock` sees every store above.
+            self.lock.fetch_add(1, Release);
+        }
+
+        /// The current `lock` value.
+        pub fn lock_value(&self) -> u32 {
+            self.lock.load(Relaxed)
+        }
+
+        #[cfg(test)]
+        pub(super) fn set_lock(&self, value: u32) {
+            self.lock.store(value, Release);
+        }
+
+        fn store(&self, f: &PageFields) {
+            self.index.store(f.index, Relaxed);
+            self.offset.store(f.offset, Relaxed);
+            self.time_enabled.store(f.time_enabled, Relaxed);
+            self.time_running.store(f.time_running, Relaxed);
+            self.pmc_width.store(f.pmc_width, Relaxed);
+            self.time_shift.store(f.time_shift, Relaxed);
+            self.time_mult.store(f.time_mult, Relaxed);
+            self.time_offset.store(f.time_offset, Relaxed);
+            self.time_cycles.store(f.time_cycles, Relaxed);
+            self.time_mask.store(f.time_mask, Relaxed);
+            self.capabilities.store(f.capabilities, Relaxed);
+        }
+    }
+
+    // Every load is `Acquire` so that a reader on another CPU cannot see the loads out of
+    // program order (see the module docs).
+    impl PageView for SimPage {
+        #[inline(always)]
+        fn lock(&self) -> u32 {
+            self.lock.load(Acquire)
+        }
+        #[inline(always)]
+        fn index(&self) -> u32 {
+            self.index.load(Acquire)
+        }
+        #[inline(always)]
+        fn offset(&self) -> i64 {
+            self.offset.load(Acquire)
+        }
+        #[inline(always)]
+        fn time_enabled(&self) -> u64 {
+            self.time_enabled.load(Acquire)
+        }
+        #[inline(always)]
+        fn time_running(&self) -> u64 {
+            self.time_running.load(Acquire)
+        }
+        #[inline(always)]
+        fn pmc_width(&self) -> u16 {
+            self.pmc_width.load(Acquire)
+        }
+        #[inline(always)]
+        fn time_shift(&self) -> u16 {
+            self.time_shift.load(Acquire)
+        }
+        #[inline(always)]
+        fn time_mult(&self) -> u32 {
+            self.time_mult.load(Acquire)
+        }
+        #[inline(always)]
+        fn time_offset(&self) -> u64 {
+            self.time_offset.load(Acquire)
+        }
+        #[inline(always)]
+        fn time_cycles(&self) -> u64 {
+            self.time_cycles.load(Acquire)
+        }
+        #[inline(always)]
+        fn time_mask(&self) -> u64 {
+            self.time_mask.load(Acquire)
+        }
+        #[inline(always)]
+        fn capabilities(&self) -> u64 {
+            self.capabilities.load(Acquire)
+        }
+    }
+
+    /// Simulated hardware counters (user page indices `1..=n`) of one width, and a timestamp
+    /// counter.
+    #[derive(Debug)]
+    pub struct SimRegisters {
+        counters: Box<[AtomicU64]>,
+        width: u16,
+        timestamp: AtomicU64,
+    }
+
+    impl SimRegisters {
+        /// `counters` counters, readable at user page indices `1..=counters`, each `width`
+        /// bits wide (0 or 64 and more: 64 bits), all 0; timestamp 0.
+        pub fn new(counters: usize, width: u16) -> SimRegisters {
+            SimRegisters {
+                counters: (0..counters).map(|_| AtomicU64::new(0)).collect(),
+                width,
+                timestamp: AtomicU64::new(0),
+            }
+        }
+
+        /// The counters' width in bits.
+        pub fn width(&self) -> u16 {
+            self.width
+        }
+
+        /// The mask of a counter's valid bits.
+        pub fn mask(&self) -> u64 {
+            if self.width == 0 || self.width >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << self.width) - 1
+            }
+        }
+
+        /// Sets the counter at user page `index` to `raw`, truncated to the width as hardware
+        /// would.
+        ///
+        /// # Panics
+        ///
+        /// If `index` is not in `1..=counters`.
+        pub fn set_counter(&self, index: u32, raw: u64) {
+            self.slot(index).store(raw & self.mask(), Relaxed);
+        }
+
+        /// Advances the counter at `index` by `delta`, wrapping at its width as hardware does.
+        ///
+        /// # Panics
+        ///
+        /// If `index` is not in `1..=counters`.
+        pub fn add_counter(&self, index: u32, delta: u64) {
+            let slot = self.slot(index);
+            let raw = slot.load(Relaxed).wrapping_add(delta) & self.mask();
+            slot.store(raw, Release);
+        }
+
+        /// The raw value of the counter at `index`.
+        ///
+        /// # Panics
+        ///
+        /// If `index` is not in `1..=counters`.
+        pub fn counter(&self, index: u32) -> u64 {
+            self.slot(index).load(Acquire)
+        }
+
+        /// Sets the timestamp counter.
+        pub fn set_timestamp(&self, value: u64) {
+            self.timestamp.store(value, Release);
+        }
+
+        fn slot(&self, index: u32) -> &AtomicU64 {
+            index
+                .checked_sub(1)
+                .and_then(|i| self.counters.get(i as usize))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "SimRegisters: index {index} outside 1..={}",
+                        self.counters.len()
+                    )
+                })
+        }
+    }
+
+    impl Registers for SimRegisters {
+        /// `None` for an index with no simulated counter.
+        #[inline(always)]
+        fn read_counter(&self, index: u32) -> Option<u64> {
+            let i = index.checked_sub(1)?;
+            Some(self.counters.get(i as usize)?.load(Acquire))
+        }
+
+        #[inline(always)]
+        fn read_timestamp(&self) -> u64 {
+            self.timestamp.load(Acquire)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sim::{PageFields, SimPage, SimRegisters};
+    use super::*;
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+    use std::time::{Duration, Instant};
+
+    const FAST: u64 = cap::BIT0_IS_DEPRECATED | cap::USER_RDPMC;
+
+    fn page(index: u32, offset: i64, width: u16) -> SimPage {
+        SimPage::new(PageFields {
+            index,
+            offset,
+            pmc_width: width,
+            ..PageFields::default()
+        })
+    }
+
+    /// One member at index 1 with `raw` in a counter of `width` bits; returns the count read.
+    fn read_one(width: u16, offset: i64, raw: u64) -> u64 {
+        let regs = SimRegisters::new(1, width);
+        regs.set_counter(1, raw);
+        let reader = FastReader::new(vec![page(1, offset, width)], &regs);
+        let mut out = [0];
+        reader.read(&mut out).expect("fast path allowed");
+        out[0]
+    }
+
+    #[test]
+    fn sign_extend_widths() {
+        assert_eq!(sign_extend(0x7FFF_FFFF, 32), 0x7FFF_FFFF);
+        assert_eq!(sign_extend(0x8000_0000, 32), -0x8000_0000);
+        assert_eq!(sign_extend(0xFFFF_FFFF, 32), -1);
+        assert_eq!(sign_extend(0xFF_FFFF_FFFF, 40), -1);
+        assert_eq!(sign_extend(0x80_0000_0000, 40), -(1 << 39));
+        assert_eq!(sign_extend(0xFFFF_FFFF_FFF0, 48), -16);
+        assert_eq!(sign_extend(0x7FFF_FFFF_FFFF, 48), (1 << 47) - 1);
+        // Bits above the width are ignored.
+        assert_eq!(sign_extend(0xABCD_0000_0000_0005, 48), 5);
+        assert_eq!(sign_extend(u64::MAX, 64), -1);
+        assert_eq!(sign_extend(5, 64), 5);
+        // Width 0 and > 64: the raw value as is (documented).
+        assert_eq!(sign_extend(0xFFFF_FFFF_FFF0, 0), 0xFFFF_FFFF_FFF0);
+        assert_eq!(sign_extend(u64::MAX, 65), -1);
+        assert_eq!(sign_extend(1 << 47, 1000), 1 << 47);
+    }
+
+    #[test]
+    fn the_2_pow_48_trap() {
+        // The kernel starts a counting x86 event at prev_count = -left and stores
+        // offset = count - prev_count. Here count = 0x20 and left = 16: the 48-bit counter
+        // holds 0xFFFF_FFFF_FFF0 and offset = 0x20 + 16 = 0x30.
+        let raw = 0xFFFF_FFFF_FFF0u64;
+        let offset = 0x30i64;
+        let value = read_one(48, offset, raw);
+        assert_eq!(value, 0x20);
+        let without_sign_extension = (offset as u64).wrapping_add(raw);
+        assert_eq!(without_sign_extension - value, 1 << 48);
+    }
+
+    #[test]
+    fn counters_near_wrap_every_width() {
+        for width in [32u16, 40, 48, 64] {
+            let mask = if width == 64 {
+                u64::MAX
+            } else {
+                (1 << width) - 1
+            };
+            // The kernel programs the counter to -left (here -5) with `count_at_start` events
+            // already counted, so offset = count_at_start + 5.
+            let count_at_start: u64 = 1_000_000_007;
+            let start_raw = 5u64.wrapping_neg() & mask;
+            let offset = count_at_start.wrapping_add(5) as i64;
+            let regs = SimRegisters::new(1, width);
+            regs.set_counter(1, start_raw);
+            let reader = FastReader::new(vec![page(1, offset, width)], &regs);
+            let mut out = [0];
+            for counted in 0..12u64 {
+                // Raw goes ...FFFB, ...FFFC, ..., ...FFFF, 0, 1, ... : across the wrap.
+                assert!(reader.read(&mut out).is_some());
+                assert_eq!(
+                    out[0],
+                    count_at_start + counted,
+                    "width {width}, +{counted}"
+                );
+                regs.add_counter(1, 1);
+            }
+            assert_eq!(regs.counter(1), 7, "width {width}: counter wrapped");
+        }
+    }
+
+    #[test]
+    fn negative_offsets() {
+        // A counter that started at a positive raw value: offset = count - raw_at_start < 0.
+        for width in [32u16, 40, 48, 64] {
+            let raw_at_start = 0x1234_5678u64;
+            let count_at_start = 100u64;
+            let offset = count_at_start as i64 - raw_at_start as i64;
+            assert!(offset < 0);
+            assert_eq!(read_one(width, offset, raw_at_start), count_at_start);
+            assert_eq!(
+                read_one(width, offset, raw_at_start + 50),
+                count_at_start + 50
+            );
+        }
+        // The largest positive 48-bit raw value with a matching negative offset.
+        let raw = (1u64 << 47) - 1;
+        assert_eq!(read_one(48, -(raw as i64) + 9, raw), 9);
+    }
+
+    #[test]
+    fn values_wrap_as_u64() {
+        // offset + counter overflowing u64 (the kernel's arithmetic is modular too).
+        assert_eq!(read_one(64, -1, 1), 0);
+        assert_eq!(read_one(64, i64::MAX, 1), 1 << 63);
+    }
+
+    #[test]
+    fn index_zero_on_any_member_means_fallback() {
+        let regs = SimRegisters::new(3, 48);
+        for zero in 0..3usize {
+            let pages: Vec<SimPage> = (1..=3u32)
+                .map(|i| page(if i as usize - 1 == zero { 0 } else { i }, 0, 48))
+                .collect();
+            let reader = FastReader::new(pages, &regs);
+            let mut out = [0; 3];
+            assert_eq!(reader.read(&mut out), None, "member {zero} has index 0");
+            assert_eq!(reader.capability(), Capability::IndexZero { member: zero });
+        }
+    }
+
+    #[test]
+    fn unreadable_index_means_fallback() {
+        // Index 2 has no simulated counter, like arm64's index 33 for `Mrs`.
+        let regs = SimRegisters::new(1, 48);
+        let reader = FastReader::new(vec![page(1, 0, 48), page(2, 0, 48)], &regs);
+        assert_eq!(reader.read(&mut [0; 2]), None);
+    }
+
+    #[test]
+    fn capability_bits() {
+        let regs = SimRegisters::new(2, 48);
+        let with_caps = |caps: u64| {
+            SimPage::new(PageFields {
+                capabilities: caps,
+                ..PageFields::default()
+            })
+        };
+        let probe = |caps: u64| {
+            let reader = FastReader::new(vec![with_caps(FAST), with_caps(caps)], &regs);
+            (reader.capability(), reader.read(&mut [0; 2]))
+        };
+
+        assert_eq!(probe(FAST), (Capability::Usable, probe(FAST).1));
+        assert!(probe(FAST).1.is_some());
+        // Old ABI: bit 0 set (meant "rdpmc and time"), bit 1 clear -> not trusted.
+        for caps in [cap::USER_RDPMC, cap::BIT0 | cap::USER_RDPMC, cap::BIT0] {
+            assert_eq!(probe(caps), (Capability::DeprecatedAbi { member: 1 }, None));
+        }
+        assert_eq!(
+            probe(cap::BIT0_IS_DEPRECATED | cap::USER_TIME),
+            (Capability::NoUserRdpmc { member: 1 }, None)
+        );
+        assert!(!probe(0).0.is_usable());
+
+        // A permanent reason on a later member wins over a transient one on an earlier member.
+        let reader = FastReader::new(
+            vec![page(0, 0, 48), with_caps(cap::BIT0_IS_DEPRECATED)],
+            &regs,
+        );
+        assert_eq!(reader.capability(), Capability::NoUserRdpmc { member: 1 });
+
+        let empty: FastReader<SimPage, &SimRegisters> = FastReader::new(Vec::new(), &regs);
+        assert_eq!(empty.capability(), Capability::NoMembers);
+        assert_eq!(empty.read(&mut []), None);
+        assert!(Capability::Usable.is_usable());
+        assert_eq!(
+            Capability::IndexZero { member: 2 }.to_string(),
+            "member 2: the event is not on a hardware counter right now (index 0)"
+        );
+    }
+
+    #[test]
+    fn times_without_cap_user_time_are_raw_and_flagged() {
+        let regs = SimRegisters::new(1, 48);
+        regs.set_timestamp(123_456_789);
+        let p = SimPage::new(PageFields {
+            time_enabled: 1000,
+            time_running: 900,
+            time_shift: 10,
+            time_mult: 3000,
+            ..PageFields::default()
+        });
+        let reader = FastReader::new(vec![p], &regs);
+        assert_eq!(
+            reader.read(&mut [0]),
+            Some(Times {
+                enabled: 1000,
+                running: 900,
+                extrapolated: false
+            })
+        );
+    }
+
+    #[test]
+    fn time_extrapolation() {
+        let regs = SimRegisters::new(1, 48);
+        // cyc = 2_049_000 = 2000 * 1024 + 1000 with time_shift 10:
+        //   quot = 2000, rem = 1000
+        //   delta = time_offset + 2000 * 3000 + (1000 * 3000) >> 10
+        //         = -5_000_000 + 6_000_000 + 2929 (3_000_000 / 1024 = 2929.69) = 1_002_929
+        regs.set_timestamp(2_049_000);
+        let p = SimPage::new(PageFields {
+            time_enabled: 10_000,
+            time_running: 8_000,
+            time_shift: 10,
+            time_mult: 3000,
+            time_offset: (-5_000_000i64) as u64,
+            capabilities: FAST | cap::USER_TIME,
+            ..PageFields::default()
+        });
+        let reader = FastReader::new(vec![p], &regs);
+        assert_eq!(
+            reader.read(&mut [0]),
+            Some(Times {
+                enabled: 10_000 + 1_002_929,
+                running: 8_000 + 1_002_929,
+                extrapolated: true
+            })
+        );
+    }
+
+    #[test]
+    fn time_extrapolation_short() {
+        let regs = SimRegisters::new(1, 48);
+        // cap_user_time_short with a 32-bit valid mask: the timestamp's high bits are
+        // replaced by time_cycles'.
+        //   cyc = 0x5_0000_0100 + ((0x7_0000_0307 - 0x5_0000_0100) & 0xFFFF_FFFF)
+        //       = 0x5_0000_0100 + 0x207 = 0x5_0000_0307
+        //   time_shift 4: quot = 0x5000_0030, rem = 7
+        //   delta = 1000 + 0x5000_0030 * 5 + (7 * 5) >> 4 = 1000 + 6_710_886_640 + 2
+        regs.set_timestamp(0x7_0000_0307);
+        let fields = PageFields {
+            time_enabled: 10_000,
+            time_running: 8_000,
+            time_shift: 4,
+            time_mult: 5,
+            time_offset: 1000,
+            time_cycles: 0x5_0000_0100,
+            time_mask: 0xFFFF_FFFF,
+            capabilities: FAST | cap::USER_TIME | cap::USER_TIME_SHORT,
+            ..PageFields::default()
+        };
+        let reader = FastReader::new(vec![SimPage::new(fields)], &regs);
+        let delta = 6_710_887_642u64;
+        assert_eq!(
+            reader.read(&mut [0]),
+            Some(Times {
+                enabled: 10_000 + delta,
+                running: 8_000 + delta,
+                extrapolated: true
+            })
+        );
+        // Without the short bit the full timestamp is used:
+        //   0x7_0000_0307 >> 4 = 0x7000_0030; delta = 1000 + 0x7000_0030 * 5 + 2
+        let reader = FastReader::new(
+            vec![SimPage::new(PageFields {
+                capabilities: FAST | cap::USER_TIME,
+                ..fields
+            })],
+            &regs,
+        );
+        let delta = 1000 + 0x7000_0030u64 * 5 + 2;
+        assert_eq!(delta, 9_395_242_202);
+        assert_eq!(reader.read(&mut [0]).unwrap().enabled, 10_000 + delta);
+    }
+
+    #[test]
+    fn time_delta_edge_cases() {
+        // Shift 0: rem is always 0.
+        assert_eq!(time_delta(7, false, 0, 0, 0, 3, 1), 22);
+        // Shift >= 64 (never reported): quot = 0 and the rem term shifts out.
+        assert_eq!(time_delta(u64::MAX, false, 0, 0, 64, 3, 1), 1);
+        // Wrapping, never panicking.
+        assert_eq!(
+            time_delta(u64::MAX, false, 0, 0, 1, u32::MAX, u64::MAX),
+            (u64::MAX >> 1)
+                .wrapping_mul(u64::from(u32::MAX))
+                .wrapping_add(u64::from(u32::MAX) >> 1)
+                .wrapping_sub(1)
+        );
+    }
+
+    #[test]
+    fn page_offsets_of_a_stopped_group() {
+        // A disabled event: index 0 and the full count in `offset`.
+        let regs = SimRegisters::new(2, 48);
+        let reader = FastReader::new(vec![page(0, 4242, 48), page(0, 17, 48)], &regs);
+        let mut out = [0; 2];
+        assert_eq!(reader.read(&mut out), None);
+        assert!(reader.page_offsets(&mut out));
+        assert_eq!(out, [4242, 17]);
+    }
+
+    #[test]
+    fn gives_up_on_a_page_that_never_settles() {
+        let regs = SimRegisters::new(1, 48);
+        let p = page(1, 0, 48);
+        p.set_lock(7); // a writer stuck mid-update
+        let reader = FastReader::new(vec![p], &regs);
+        let (times, stats) = reader.read_with_stats(&mut [0]);
+        assert_eq!(times, None);
+        assert_eq!(stats.retries, MAX_RETRIES + 1);
+        assert!(!reader.page_offsets(&mut [0]));
+        assert_eq!(reader.capability(), Capability::Unstable { member: 0 });
+    }
+
+    /// Registers whose `read_counter` runs a page update on its `fire_on`-th call, the way an
+    /// interrupt that reprograms a counter lands in the middle of a read.
+    struct Interrupting<'a> {
+        regs: &'a SimRegisters,
+        calls: Cell<u32>,
+        fire_on: u32,
+        interrupt: &'a dyn Fn(),
+    }
+
+    impl Registers for Interrupting<'_> {
+        fn read_counter(&self, index: u32) -> Option<u64> {
+            let value = self.regs.read_counter(index);
+            self.calls.set(self.calls.get() + 1);
+            if self.calls.get() == self.fire_on {
+                (self.interrupt)();
+            }
+            value
+        }
+
+        fn read_timestamp(&self) -> u64 {
+            self.regs.read_timestamp()
+        }
+    }
+
+    #[test]
+    fn an_update_during_the_read_forces_a_retry() {
+        // Two members, both counting 1000. While a counter is being read, the kernel
+        // reprograms member 0 (new raw start value, new offset, count now 1010). With
+        // `fire_on` 2 the update lands while member 1 is read, after member 0 was read: only
+        // the final re-check of *all* locks catches it.
+        for fire_on in [1, 2] {
+            let regs = SimRegisters::new(2, 48);
+            regs.set_counter(1, 0xFFFF_FFFF_FF00); // -256
+            regs.set_counter(2, 50);
+            let pages = [page(1, 1256, 48), page(2, 950, 48)];
+            let interrupt = || {
+                pages[0].update(|f| {
+                    regs.set_counter(1, 0xFFFF_FFFF_0000); // -65536
+                    f.offset = 1010 + 65536;
+                })
+            };
+            let interrupting = Interrupting {
+                regs: &regs,
+                calls: Cell::new(0),
+                fire_on,
+                interrupt: &interrupt,
+            };
+            let reader = FastReader::new(pages.iter().collect(), interrupting);
+            let mut out = [0; 2];
+            let (times, stats) = reader.read_with_stats(&mut out);
+            assert!(times.is_some());
+            assert_eq!(stats.retries, 1, "fire_on {fire_on}");
+            assert_eq!(out, [1010, 1000], "fire_on {fire_on}");
+            assert_eq!(pages[0].lock_value(), 2);
+        }
+    }
+
+    /// Concurrent writer: the invariant a generation-`g` state satisfies, and how to build it.
+    mod generations {
+        use super::*;
+
+        pub const WIDTH: u16 = 48;
+        pub const MEMBERS: usize = 2;
+        /// Counts are `g * TAG + member`: a torn read leaves the low bits wrong.
+        pub const TAG: u64 = 1 << 20;
+
+        /// A raw counter value spread over the whole 48-bit range, negative half included.
+        pub fn raw(g: u64, member: usize) -> u64 {
+            let x = (g ^ (member as u64) << 40).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            (x ^ x >> 29) & ((1 << WIDTH) - 1)
+        }
+
+        pub fn count(g: u64, member: usize) -> u64 {
+            g * TAG + member as u64
+        }
+
+        pub fn offset(g: u64, member: usize) -> i64 {
+            count(g, member).wrapping_sub(sign_extend(raw(g, member), WIDTH) as u64) as i64
+        }
+
+        /// The generation a value belongs to, or `None` for a value no generation produces.
+        pub fn generation(value: u64, member: usize) -> Option<u64> {
+            (value % TAG == member as u64).then_some(value / TAG)
+        }
+
+        /// What a reader computes from `offset` of one generation and `raw` of another.
+        pub fn torn(offset_g: u64, raw_g: u64, member: usize) -> u64 {
+            (offset(offset_g, member) as u64)
+                .wrapping_add(sign_extend(raw(raw_g, member), WIDTH) as u64)
+        }
+    }
+
+    #[test]
+    fn torn_values_are_detectable() {
+        use generations::*;
+        for g in 0..10_000 {
+            for m in 0..MEMBERS {
+                assert_eq!(torn(g, g, m), count(g, m));
+                assert_eq!(generation(count(g, m), m), Some(g));
+                assert_eq!(generation(torn(g, g + 1, m), m), None, "g {g} m {m}");
+                assert_eq!(generation(torn(g + 1, g, m), m), None, "g {g} m {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn seqlock_under_a_concurrent_writer() {
+        use generations::*;
+        const READS: u64 = 1_000_000;
+        let regs = SimRegisters::new(MEMBERS, WIDTH);
+        let pages: Vec<SimPage> = (0..MEMBERS)
+            .map(|m| {
+                regs.set_counter(m as u32 + 1, raw(0, m));
+                page(m as u32 + 1, offset(0, m), WIDTH)
+            })
+            .collect();
+        let stop = AtomicBool::new(false);
+        let written = AtomicU64::new(0);
+
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut g = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    g += 1;
+                    for (m, p) in pages.iter().enumerate() {
+                        p.update(|f| {
+                            regs.set_counter(m as u32 + 1, raw(g, m));
+                            f.offset = offset(g, m);
+                        });
+                    }
+                    written.store(g, Ordering::Relaxed);
+                    // Leave the reader room to succeed between updates; the updates still
+                    // land inside reads often enough.
+                    for _ in 0..200 {
+                        std::hint::spin_loop();
+                    }
+                }
+            });
+
+            let reader = FastReader::new(pages.iter().collect(), &regs);
+            let mut out = [0; MEMBERS];
+            let (mut reads, mut retries, mut gave_up) = (0u64, 0u64, 0u64);
+            let mut last = [0u64; MEMBERS];
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while reads < READS || retries == 0 {
+                if Instant::now() > deadline {
+                    break;
+                }
+                let (times, stats) = reader.read_with_stats(&mut out);
+                retries += u64::from(stats.retries);
+                if times.is_none() {
+                    gave_up += 1;
+                    continue;
+                }
+                reads += 1;
+                let mut gens = [0u64; MEMBERS];
+                for m in 0..MEMBERS {
+                    gens[m] = generation(out[m], m)
+                        .unwrap_or_else(|| panic!("torn read: member {m} = {:#x}", out[m]));
+                    assert!(gens[m] >= last[m], "member {m} went back in time");
+                }
+                // Members are updated in order, so member 0 is at most one generation ahead.
+                assert!(
+                    gens[0] == gens[1] || gens[0] == gens[1] + 1,
+                    "inconsistent group: generations {gens:?}"
+                );
+                last = gens;
+            }
+            stop.store(true, Ordering::Relaxed);
+            eprintln!(
+                "{reads} reads, {retries} retries, {gave_up} gave up, {} generations written",
+                written.load(Ordering::Relaxed)
+            );
+            assert!(reads >= READS, "only {reads} successful reads in 60 s");
+            assert!(retries > 0, "the writer never disturbed a read");
+            assert!(last[0] > 0, "the reader never saw the writer's updates");
+        });
+    }
+}

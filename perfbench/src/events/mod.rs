@@ -7,6 +7,8 @@
 
 use crate::sys;
 
+#[cfg(test)]
+pub(crate) mod fixtures;
 mod parse;
 mod sysfs;
 

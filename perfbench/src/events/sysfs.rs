@@ -1,1 +1,617 @@
-//! sysfs PMU discovery. (Being written.)
+//! sysfs PMU discovery: the kernel's performance monitoring units as listed under
+//! `/sys/bus/event_source/devices`, one directory per PMU:
+//!
+//! ```text
+//! <root>/<pmu>/type            dynamic attr.type, e.g. "4"
+//! <root>/<pmu>/cpus            CPUs a core PMU serves, e.g. "0-15" (hybrid, arm64)
+//! <root>/<pmu>/format/<term>   where a term's bits go, e.g. "config:8-15"
+//! <root>/<pmu>/events/<name>   named events, e.g. "event=0xc0" (plus .scale/.unit files)
+//! ```
+//!
+//! This module only reads that tree (the root is injectable so tests use fake trees); turning
+//! names into attrs is [`parse`](super::parse), opening them is [`counters`](crate::counters).
+//! Nothing here panics on a malformed tree: unreadable or unparsable entries are skipped.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Where the kernel lists its PMUs.
+const SYSTEM_ROOT: &str = "/sys/bus/event_source/devices";
+
+/// Most CPUs a [`Pmu::cpu_ids`] list may name; longer lists are treated as malformed.
+const MAX_CPUS: usize = 1 << 16;
+
+/// PMUs that are never CPU PMUs even if a kernel gives them a `cpus` file.
+const NON_CORE_PMUS: &[&str] = &[
+    "software",
+    "tracepoint",
+    "breakpoint",
+    "uprobe",
+    "kprobe",
+    "msr",
+    "power",
+];
+
+/// A sysfs event-source tree: `/sys/bus/event_source/devices` or a fake one in tests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sysfs {
+    root: PathBuf,
+}
+
+impl Sysfs {
+    /// A tree rooted at `root` (a directory holding one directory per PMU).
+    pub fn new(root: impl Into<PathBuf>) -> Sysfs {
+        Sysfs { root: root.into() }
+    }
+
+    /// This machine's tree, `/sys/bus/event_source/devices`.
+    pub fn system() -> Sysfs {
+        Sysfs::new(SYSTEM_ROOT)
+    }
+
+    /// The directory holding one directory per PMU.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Every readable PMU, sorted by name. Entries without a readable numeric `type` are
+    /// skipped; a missing root gives an empty list.
+    pub fn pmus(&self) -> Vec<Pmu> {
+        let Ok(dir) = fs::read_dir(&self.root) else {
+            return Vec::new();
+        };
+        let mut pmus: Vec<Pmu> = dir
+            .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+            .filter_map(|name| self.pmu(&name))
+            .collect();
+        pmus.sort_by(|a, b| a.name.cmp(&b.name));
+        pmus
+    }
+
+    /// The PMU called `name`, if it exists and is readable. Names that are not a single path
+    /// component (`..`, `a/b`, empty) are never looked up.
+    pub fn pmu(&self, name: &str) -> Option<Pmu> {
+        if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']) {
+            return None;
+        }
+        Pmu::read(name, &self.root.join(name))
+    }
+
+    /// The CPU ("core") PMUs: the ones that count what a thread executes and accept the
+    /// generalized hardware events. See [`Pmu::is_core`] for the rule. Sorted by name; empty on a
+    /// machine without a hardware PMU (most VMs).
+    pub fn core_pmus(&self) -> Vec<Pmu> {
+        self.pmus().into_iter().filter(Pmu::is_core).collect()
+    }
+}
+
+impl Default for Sysfs {
+    fn default() -> Sysfs {
+        Sysfs::system()
+    }
+}
+
+/// One PMU directory: its dynamic type, the CPUs it serves, its format terms and named events.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pmu {
+    /// The directory name: `cpu`, `cpu_core`, `armv8_pmuv3_0`, `software`, ...
+    pub name: String,
+    /// The `type` file: the value for `attr.type` when opening this PMU's events.
+    pub type_: u32,
+    /// The `cpus` file (e.g. `"0-15"`), present on hybrid x86 and arm64 core PMUs.
+    pub cpus: Option<String>,
+    /// The `format/*` files, sorted by name: how `name=value` terms map onto config bits.
+    pub formats: Vec<FormatField>,
+    /// The `events/*` files (without `.scale`, `.unit` and other metadata files): event name
+    /// to its term string, e.g. `instructions` -> `event=0xc0`.
+    pub events: BTreeMap<String, String>,
+    /// The `events/<name>.unit` files: event name to the unit of its values (e.g. `Joules`).
+    pub units: BTreeMap<String, String>,
+    /// The `events/<name>.scale` files: event name to the factor that turns counts into
+    /// [`units`](Pmu::units).
+    pub scales: BTreeMap<String, f64>,
+}
+
+impl Pmu {
+    /// Reads the PMU directory `dir`; `None` without a readable numeric `type`.
+    fn read(name: &str, dir: &Path) -> Option<Pmu> {
+        let type_ = read_trimmed(&dir.join("type"))?.parse().ok()?;
+        let cpus = read_trimmed(&dir.join("cpus"));
+
+        let mut formats: Vec<FormatField> = read_files(&dir.join("format"))
+            .into_iter()
+            .filter_map(|(term, spec)| FormatField::parse(&term, &spec))
+            .collect();
+        formats.sort_by(|a, b| a.name.cmp(&b.name));
+
+        let mut events = BTreeMap::new();
+        let mut units = BTreeMap::new();
+        let mut scales = BTreeMap::new();
+        for (file, value) in read_files(&dir.join("events")) {
+            if let Some(event) = file.strip_suffix(".unit") {
+                units.insert(event.to_owned(), value);
+            } else if let Some(event) = file.strip_suffix(".scale") {
+                if let Ok(scale) = value.parse() {
+                    scales.insert(event.to_owned(), scale);
+                }
+            } else if !file.ends_with(".per-pkg") && !file.ends_with(".snapshot") {
+                events.insert(file, value);
+            }
+        }
+
+        Some(Pmu {
+            name: name.to_owned(),
+            type_,
+            cpus,
+            formats,
+            events,
+            units,
+            scales,
+        })
+    }
+
+    /// The format term called `name` (`event`, `umask`, ...).
+    pub fn format(&self, name: &str) -> Option<&FormatField> {
+        self.formats.iter().find(|f| f.name == name)
+    }
+
+    /// Whether this is a CPU ("core") PMU, one that counts what a thread executes and accepts
+    /// the generalized hardware events (with an extended type on hybrid machines).
+    ///
+    /// The rule follows perf's `is_pmu_core`: a PMU is a core PMU if it is called `cpu` (x86
+    /// without hybrid cores, which has no `cpus` file) or `cpum_cf` (s390), if it is one of the
+    /// well-known per-core-type PMUs (`cpu_core`, `cpu_atom`, `armv8_*`, `armv9_*`), or if it
+    /// has a `cpus` file (which the kernel gives exactly the core PMUs of hybrid x86, arm64 and
+    /// riscv). Uncore PMUs have a `cpumask` file instead and are never core PMUs, and neither are
+    /// the kernel's pseudo PMUs (`software`, `tracepoint`, `breakpoint`, `uprobe`, `kprobe`,
+    /// `msr`, `power`).
+    pub fn is_core(&self) -> bool {
+        let name = self.name.as_str();
+        if NON_CORE_PMUS.contains(&name) {
+            return false;
+        }
+        matches!(name, "cpu" | "cpum_cf" | "cpu_core" | "cpu_atom")
+            || name.starts_with("armv8_")
+            || name.starts_with("armv9_")
+            || self.cpus.is_some()
+    }
+
+    /// The CPUs of the [`cpus`](Pmu::cpus) list (`"0-3,8"` -> `[0, 1, 2, 3, 8]`), ascending and
+    /// without duplicates; `None` without a `cpus` file or if it is malformed.
+    pub fn cpu_ids(&self) -> Option<Vec<u32>> {
+        parse_cpu_list(self.cpus.as_deref()?)
+    }
+}
+
+/// Parses a kernel CPU list such as `0-3,8,10-11`; `None` if malformed or absurdly long.
+fn parse_cpu_list(list: &str) -> Option<Vec<u32>> {
+    let mut cpus = Vec::new();
+    for part in list.trim().split(',').map(str::trim) {
+        if part.is_empty() {
+            continue;
+        }
+        let (lo, hi) = match part.split_once('-') {
+            Some((lo, hi)) => (
+                lo.trim().parse::<u32>().ok()?,
+                hi.trim().parse::<u32>().ok()?,
+            ),
+            None => {
+                let cpu = part.parse::<u32>().ok()?;
+                (cpu, cpu)
+            }
+        };
+        if lo > hi || cpus.len() as u64 + u64::from(hi - lo) >= MAX_CPUS as u64 {
+            return None;
+        }
+        cpus.extend(lo..=hi);
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    Some(cpus)
+}
+
+/// Which attr config word a [`FormatField`] writes into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ConfigWord {
+    /// `attr.config`.
+    Config,
+    /// `attr.config1` (e.g. arm64's `long` and `rdpmc` bits).
+    Config1,
+    /// `attr.config2`.
+    Config2,
+    /// `attr.config3`.
+    Config3,
+}
+
+impl ConfigWord {
+    /// All four words, in attr order.
+    pub const ALL: [ConfigWord; 4] = [
+        ConfigWord::Config,
+        ConfigWord::Config1,
+        ConfigWord::Config2,
+        ConfigWord::Config3,
+    ];
+
+    /// The name sysfs and perf use: `config`, `config1`, `config2`, `config3`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConfigWord::Config => "config",
+            ConfigWord::Config1 => "config1",
+            ConfigWord::Config2 => "config2",
+            ConfigWord::Config3 => "config3",
+        }
+    }
+
+    /// The word called `name` (`config`, `config1`, `config2`, `config3`).
+    pub fn from_name(name: &str) -> Option<ConfigWord> {
+        ConfigWord::ALL.into_iter().find(|w| w.name() == name)
+    }
+
+    /// The position of this word in [`ConfigWord::ALL`] (0 for `config`).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for ConfigWord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One `format/<name>` file: which bits of which config word a PMU term sets. For example
+/// `umask` -> `config:8-15`, arm64's `rdpmc` -> `config1:1`, AMD's `event` -> `config:0-7,32-35`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FormatField {
+    /// The term name (the file name): `event`, `umask`, `rdpmc`, ...
+    pub name: String,
+    /// The config word the bits belong to.
+    pub target: ConfigWord,
+    /// Inclusive bit ranges `(low, high)`, ascending and disjoint. A value's low bits fill the
+    /// first range, its next bits the second, and so on (as perf does).
+    pub bits: Vec<(u32, u32)>,
+}
+
+impl FormatField {
+    /// Parses a format file's content such as `config:0-7,32-35` or `config1:1`; `None` if it
+    /// is not of that form, names an unknown word, has a bit above 63 or overlapping ranges.
+    pub fn parse(name: &str, spec: &str) -> Option<FormatField> {
+        let (word, ranges) = spec.trim().split_once(':')?;
+        let target = ConfigWord::from_name(word.trim())?;
+        let mut bits = Vec::new();
+        for range in ranges.split(',').map(str::trim) {
+            let (lo, hi) = match range.split_once('-') {
+                Some((lo, hi)) => (lo.trim().parse().ok()?, hi.trim().parse().ok()?),
+                None => {
+                    let bit = range.parse().ok()?;
+                    (bit, bit)
+                }
+            };
+            if lo > hi || hi > 63 {
+                return None;
+            }
+            bits.push((lo, hi));
+        }
+        bits.sort_unstable();
+        if bits.windows(2).any(|w| w[0].1 >= w[1].0) {
+            return None;
+        }
+        Some(FormatField {
+            name: name.to_owned(),
+            target,
+            bits,
+        })
+    }
+
+    /// How many bits the field has.
+    pub fn width(&self) -> u32 {
+        self.bits.iter().map(|&(lo, hi)| hi - lo + 1).sum()
+    }
+
+    /// The largest value the field holds.
+    pub fn max_value(&self) -> u64 {
+        low_bits(self.width())
+    }
+
+    /// The bits of [`target`](FormatField::target) this field covers.
+    pub fn mask(&self) -> u64 {
+        self.bits
+            .iter()
+            .fold(0, |mask, &(lo, hi)| mask | (low_bits(hi - lo + 1) << lo))
+    }
+
+    /// `value` spread over the field's bits, to be or-ed into [`target`](FormatField::target)
+    /// (after clearing [`mask`](FormatField::mask)). A value wider than the field is an error,
+    /// never silently truncated.
+    pub fn place(&self, value: u64) -> Result<u64, ValueTooWide> {
+        if value > self.max_value() {
+            return Err(ValueTooWide {
+                field: self.name.clone(),
+                value,
+                max: self.max_value(),
+            });
+        }
+        let mut rest = value;
+        let mut word = 0;
+        for &(lo, hi) in &self.bits {
+            let len = hi - lo + 1;
+            word |= (rest & low_bits(len)) << lo;
+            rest = rest.checked_shr(len).unwrap_or(0);
+        }
+        Ok(word)
+    }
+}
+
+/// A value that does not fit a [`FormatField`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueTooWide {
+    /// The field's name.
+    pub field: String,
+    /// The value given.
+    pub value: u64,
+    /// The largest value the field holds.
+    pub max: u64,
+}
+
+impl fmt::Display for ValueTooWide {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "value {:#x} is too wide for `{}`, which holds 0 to {:#x}",
+            self.value, self.field, self.max
+        )
+    }
+}
+
+impl std::error::Error for ValueTooWide {}
+
+/// A mask of the `n` low bits (`n` <= 64).
+fn low_bits(n: u32) -> u64 {
+    u64::MAX.checked_shr(64 - n.min(64)).unwrap_or(0)
+}
+
+/// A file's content, trimmed; `None` if missing, unreadable or not UTF-8.
+fn read_trimmed(path: &Path) -> Option<String> {
+    fs::read_to_string(path).ok().map(|s| s.trim().to_owned())
+}
+
+/// `(file name, trimmed content)` of every readable file in `dir`; empty if `dir` is missing.
+fn read_files(dir: &Path) -> Vec<(String, String)> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let name = entry.file_name().into_string().ok()?;
+            Some((name, read_trimmed(&entry.path())?))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::fixtures::FakeSysfs;
+
+    fn field(spec: &str) -> FormatField {
+        FormatField::parse("f", spec).expect(spec)
+    }
+
+    #[test]
+    fn format_specs_parse() {
+        assert_eq!(field("config:0-7").bits, [(0, 7)]);
+        assert_eq!(field("config:0-7").target, ConfigWord::Config);
+        assert_eq!(field("config1:1").target, ConfigWord::Config1);
+        assert_eq!(field("config1:1").bits, [(1, 1)]);
+        assert_eq!(field("config2:0-63").width(), 64);
+        assert_eq!(field("config3:5").target, ConfigWord::Config3);
+        assert_eq!(field("config:0-7,32-35").bits, [(0, 7), (32, 35)]);
+        assert_eq!(field("config:32-35,0-7").bits, [(0, 7), (32, 35)]);
+        assert_eq!(field(" config:0-7,21 \n").bits, [(0, 7), (21, 21)]);
+        assert_eq!(field("config:0-7,32-35").width(), 12);
+        assert_eq!(field("config:0-7,32-35").mask(), 0xf_0000_00ff);
+    }
+
+    #[test]
+    fn bad_format_specs_are_rejected() {
+        for spec in [
+            "",
+            "config",
+            "config:",
+            "config4:0",
+            "conf:0-7",
+            "config:7-0",
+            "config:0-64",
+            "config:64",
+            "config:a-b",
+            "config:0-7,",
+            "config:0-7,4-9",
+            "config:-1",
+        ] {
+            assert_eq!(FormatField::parse("f", spec), None, "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn place_spreads_values_over_ranges() {
+        let amd_event = field("config:0-7,32-35");
+        assert_eq!(amd_event.place(0xabc), Ok(0xa_0000_00bc));
+        assert_eq!(amd_event.place(0xfff), Ok(amd_event.mask()));
+        assert_eq!(amd_event.place(0), Ok(0));
+        assert_eq!(field("config:8-15").place(0x03), Ok(0x300));
+        assert_eq!(field("config1:1").place(1), Ok(2));
+        assert_eq!(field("config:0-63").place(u64::MAX), Ok(u64::MAX));
+        assert_eq!(field("config:63").place(1), Ok(1 << 63));
+    }
+
+    #[test]
+    fn place_rejects_values_wider_than_the_field() {
+        let err = field("config:0-7,32-35").place(0x1000).unwrap_err();
+        assert_eq!(err.max, 0xfff);
+        assert_eq!(err.value, 0x1000);
+        assert!(err.to_string().contains("0xfff"), "{err}");
+        assert!(field("config1:1").place(2).is_err());
+        assert!(field("config:8-15").place(0x100).is_err());
+    }
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(parse_cpu_list("0-3"), Some(vec![0, 1, 2, 3]));
+        assert_eq!(parse_cpu_list("16-17,4,2-3\n"), Some(vec![2, 3, 4, 16, 17]));
+        assert_eq!(parse_cpu_list(""), Some(vec![]));
+        assert_eq!(parse_cpu_list("3-1"), None);
+        assert_eq!(parse_cpu_list("x"), None);
+        assert_eq!(parse_cpu_list("0-4294967295"), None);
+    }
+
+    #[test]
+    fn intel_tree_is_read() {
+        let fake = FakeSysfs::intel();
+        let sysfs = fake.sysfs();
+        let names: Vec<_> = sysfs.pmus().into_iter().map(|p| p.name).collect();
+        assert_eq!(names, ["cpu", "software", "tracepoint"]);
+
+        let cpu = sysfs.pmu("cpu").unwrap();
+        assert_eq!(cpu.type_, 4);
+        assert_eq!(cpu.cpus, None);
+        assert_eq!(cpu.format("umask").unwrap().bits, [(8, 15)]);
+        assert_eq!(cpu.format("edge").unwrap().bits, [(18, 18)]);
+        assert_eq!(cpu.events["instructions"], "event=0xc0");
+        assert_eq!(cpu.events["ref-cycles"], "event=0x00,umask=0x03");
+        let formats: Vec<_> = cpu.formats.iter().map(|f| f.name.as_str()).collect();
+        let mut sorted = formats.clone();
+        sorted.sort_unstable();
+        assert_eq!(formats, sorted);
+        for name in ["cmask", "edge", "event", "inv", "umask"] {
+            assert!(formats.contains(&name), "{name}");
+        }
+        assert_eq!(sysfs.pmu("software").unwrap().type_, 1);
+        assert_eq!(sysfs.pmu("tracepoint").unwrap().type_, 2);
+        assert!(sysfs.pmu("software").unwrap().events.is_empty());
+
+        let core: Vec<_> = sysfs.core_pmus().into_iter().map(|p| p.name).collect();
+        assert_eq!(core, ["cpu"]);
+    }
+
+    #[test]
+    fn hybrid_tree_is_read() {
+        let fake = FakeSysfs::hybrid();
+        let sysfs = fake.sysfs();
+        let core: Vec<_> = sysfs.core_pmus().into_iter().map(|p| p.name).collect();
+        assert_eq!(core, ["cpu_atom", "cpu_core"]);
+        let atom = sysfs.pmu("cpu_atom").unwrap();
+        assert_eq!(atom.type_, 10);
+        assert_eq!(atom.cpus.as_deref(), Some("16-23"));
+        assert_eq!(atom.cpu_ids(), Some((16..=23).collect()));
+        assert_eq!(sysfs.pmu("cpu_core").unwrap().cpu_ids().unwrap().len(), 16);
+        assert_eq!(sysfs.pmu("cpu"), None);
+    }
+
+    #[test]
+    fn arm64_tree_is_read() {
+        let fake = FakeSysfs::arm64();
+        let sysfs = fake.sysfs();
+        let pmu = sysfs.pmu("armv8_pmuv3_0").unwrap();
+        assert_eq!(pmu.type_, 8);
+        assert_eq!(pmu.cpus.as_deref(), Some("0-3"));
+        assert_eq!(pmu.format("event").unwrap().width(), 16);
+        assert_eq!(pmu.format("long").unwrap().target, ConfigWord::Config1);
+        assert_eq!(pmu.format("rdpmc").unwrap().place(1), Ok(2));
+        assert_eq!(pmu.events["inst_retired"], "event=0x0008");
+        let core: Vec<_> = sysfs.core_pmus().into_iter().map(|p| p.name).collect();
+        assert_eq!(core, ["armv8_pmuv3_0"]);
+    }
+
+    #[test]
+    fn scale_and_unit_files_are_metadata_not_events() {
+        let fake = FakeSysfs::new();
+        fake.pmu("power", 9)
+            .format("event", "config:0-7")
+            .event("energy-pkg", "event=0x02")
+            .event("energy-pkg.scale", "2.3283064365386962890625e-10")
+            .event("energy-pkg.unit", "Joules")
+            .event("energy-cores.scale", "not a number")
+            .event("energy-pkg.per-pkg", "1");
+        let power = fake.sysfs().pmu("power").unwrap();
+        assert_eq!(power.events.keys().collect::<Vec<_>>(), ["energy-pkg"]);
+        assert_eq!(power.units["energy-pkg"], "Joules");
+        let scale: f64 = "2.3283064365386962890625e-10".parse().unwrap();
+        assert_eq!(power.scales["energy-pkg"], scale);
+        assert_eq!(power.scales.len(), 1);
+        assert!(!power.is_core());
+    }
+
+    #[test]
+    fn unreadable_entries_are_skipped() {
+        let fake = FakeSysfs::new();
+        fake.pmu("good", 7)
+            .format("event", "config:0-7")
+            .format("broken", "config9:0");
+        fake.pmu("notype", 1).remove("type");
+        fake.pmu("badtype", 1).file("type", "four\n");
+        fake.file("stray-file", "x");
+        let sysfs = fake.sysfs();
+        let pmus = sysfs.pmus();
+        assert_eq!(pmus.len(), 1);
+        assert_eq!(pmus[0].name, "good");
+        assert_eq!(pmus[0].formats.len(), 1);
+        assert_eq!(sysfs.pmu("notype"), None);
+        assert_eq!(sysfs.pmu("stray-file"), None);
+    }
+
+    #[test]
+    fn pmu_names_cannot_escape_the_root() {
+        let fake = FakeSysfs::intel();
+        let sysfs = Sysfs::new(fake.root().join("cpu").join("format"));
+        // `<root>/..` has a `type` file, but `..` is not a PMU name.
+        assert_eq!(sysfs.pmu(".."), None);
+        let sysfs = fake.sysfs();
+        for name in ["", ".", "..", "cpu/format", "cpu\0"] {
+            assert_eq!(sysfs.pmu(name), None, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn missing_root_has_no_pmus() {
+        let sysfs = Sysfs::new("/nonexistent/perfbench/sysfs");
+        assert!(sysfs.pmus().is_empty());
+        assert!(sysfs.core_pmus().is_empty());
+        assert_eq!(sysfs.pmu("cpu"), None);
+        assert_eq!(sysfs.root(), Path::new("/nonexistent/perfbench/sysfs"));
+    }
+
+    #[test]
+    fn core_rule() {
+        let fake = FakeSysfs::new();
+        fake.pmu("cpu", 4);
+        fake.pmu("armv9_cortex_a710", 9);
+        fake.pmu("riscv_pmu", 11).cpus("0-7");
+        fake.pmu("software", 1).cpus("0-7");
+        fake.pmu("uncore_imc_0", 12).file("cpumask", "0");
+        fake.pmu("msr", 13);
+        let core: Vec<_> = fake
+            .sysfs()
+            .core_pmus()
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(core, ["armv9_cortex_a710", "cpu", "riscv_pmu"]);
+    }
+
+    #[test]
+    fn system_tree_lists_software() {
+        let sysfs = Sysfs::system();
+        assert_eq!(sysfs.root(), Path::new(SYSTEM_ROOT));
+        let pmus = sysfs.pmus();
+        let software = pmus
+            .iter()
+            .find(|p| p.name == "software")
+            .expect("software PMU");
+        assert_eq!(software.type_, crate::sys::raw::PERF_TYPE_SOFTWARE);
+        assert!(pmus.windows(2).all(|w| w[0].name < w[1].name));
+        assert!(sysfs.core_pmus().iter().all(|p| p.name != "software"));
+    }
+}

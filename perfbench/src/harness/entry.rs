@@ -1,0 +1,85 @@
+//! Registration: every `#[perfbench]` function becomes one static [`Entry`] in the
+//! distributed slice [`BENCHMARKS`], collected at link time (no hand-written list, stable Rust).
+//!
+//! The attribute macro generates these items; users never write them by hand.
+
+use super::Bencher;
+
+/// Work done per iteration, for throughput figures (`throughput = bytes(N) | elements(N)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Throughput {
+    /// Bytes processed per iteration.
+    Bytes(u64),
+    /// Elements processed per iteration.
+    Elements(u64),
+}
+
+/// The options given in `#[perfbench(...)]`; `None` means "the run's default".
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// `counters = ["instructions", ...]`.
+    pub counters: Option<&'static [&'static str]>,
+    /// `sample_size = N`.
+    pub sample_size: Option<u32>,
+    /// `warm_up_time = SECONDS` (a float or integer literal).
+    pub warm_up_time: Option<f64>,
+    /// `measurement_time = SECONDS`.
+    pub measurement_time: Option<f64>,
+    /// `throughput = bytes(N)` or `elements(N)`.
+    pub throughput: Option<Throughput>,
+    /// `ignore`: registered and listed, but skipped unless selected with `--include-ignored`.
+    pub ignore: bool,
+}
+
+impl Options {
+    /// No options given.
+    pub const DEFAULT: Options = Options {
+        counters: None,
+        sample_size: None,
+        warm_up_time: None,
+        measurement_time: None,
+        throughput: None,
+        ignore: false,
+    };
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::DEFAULT
+    }
+}
+
+/// One registered benchmark function (with `args`, one function standing for several
+/// benchmarks, one per argument).
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    /// The benchmark's name: the function's name, or `name = "..."`.
+    pub name: &'static str,
+    /// `group = "..."`, if given. Without it the runner groups by module.
+    pub group: Option<&'static str>,
+    /// `module_path!()` where the function is defined.
+    pub module_path: &'static str,
+    /// `file!()` of the definition.
+    pub file: &'static str,
+    /// `line!()` of the definition.
+    pub line: u32,
+    /// The `args = [...]` values as written (`stringify!`), one benchmark each; empty without
+    /// `args`.
+    pub args: &'static [&'static str],
+    /// The attribute's options.
+    pub options: Options,
+    /// Runs the benchmark for argument number `arg` (0 without `args`).
+    pub run: fn(&mut Bencher, usize),
+}
+
+/// Every benchmark registered with `#[perfbench]` in the program.
+#[linkme::distributed_slice]
+#[linkme(crate = crate::__private::linkme)]
+pub static BENCHMARKS: [Entry];
+
+/// The registered benchmarks, in a stable order (module path, then source line).
+pub fn registered() -> Vec<&'static Entry> {
+    let mut v: Vec<&'static Entry> = BENCHMARKS.iter().collect();
+    v.sort_by(|a, b| (a.module_path, a.file, a.line).cmp(&(b.module_path, b.file, b.line)));
+    v
+}

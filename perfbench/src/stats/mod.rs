@@ -1,0 +1,263 @@
+//! Statistics: from the samples of one counter to an [`Estimate`], and from two runs to a
+//! [`Change`].
+//!
+//! This module owns the numbers only. It reads slices of per-iteration values (one value per
+//! sample, already divided by the sample's iteration count) and, for linear sampling, the
+//! iteration counts; it does no I/O, knows no counters beyond their names
+//! ([`CounterKind`]), and does not serialise (the report module maps these types to the JSON of
+//! DESIGN.md section 3.3, whose field names they share).
+//!
+//! Submodules, one concept each (criterion's `stats` tree is the model):
+//! - [`univariate`]: [`Sample`] (mean, median, stddev, MAD, min, max) and [`Percentiles`].
+//! - [`outliers`]: Tukey's fences and the criterion labels ([`OutlierCounts`]).
+//! - [`bootstrap`]: seeded percentile-bootstrap [`ConfidenceInterval`]s.
+//! - [`regression`]: the slope through the origin for linear sampling, with R².
+//! - [`ttest`]: Welch's t-test, the p-value of [`compare()`].
+//! - [`compare`](mod@compare): change detection with per-counter noise thresholds.
+//!
+//! # Guarantees
+//! - Nothing here panics, whatever the input: empty slices, NaN, infinities, a single value,
+//!   constant data, mismatched lengths all give `None` or a documented value.
+//! - No NaN comes out. Exactly-constant data (instruction counts on an emulated PMU) gives
+//!   exactly that value as mean, median and both interval bounds, and exactly 0 spread.
+//! - Results are reproducible: the bootstrap uses a seeded generator ([`DEFAULT_SEED`]).
+
+pub mod bootstrap;
+pub mod compare;
+pub mod outliers;
+pub mod regression;
+mod rng;
+pub mod ttest;
+pub mod univariate;
+
+pub use bootstrap::ConfidenceInterval;
+pub use compare::{compare, Change, CompareConfig, CounterKind, Verdict};
+pub use outliers::{OutlierCounts, Tukey};
+pub use univariate::{Percentiles, Sample};
+
+/// The default confidence level of intervals: 0.95.
+pub const DEFAULT_CONFIDENCE: f64 = 0.95;
+
+/// The default number of bootstrap resamples: 10,000.
+///
+/// criterion draws 100,000. The percentile method reads the 2.5th and 97.5th percentiles of the
+/// bootstrap distribution; with 10,000 resamples their Monte Carlo error is about
+/// `sqrt(0.025 * 0.975 / 10_000)` = 0.16 percentile points, far below the sampling error of a
+/// benchmark's 10 to 100 samples, at a tenth of the cost (a few milliseconds per counter for 100
+/// samples in a release build on this project's VM).
+pub const DEFAULT_RESAMPLES: usize = 10_000;
+
+/// The default bootstrap seed, fixed so that the same samples always give the same report.
+pub const DEFAULT_SEED: u64 = 0x7065_7266_6265_6e63; // "perfbenc"
+
+/// Settings of [`estimate`] and of the bootstrap.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StatsConfig {
+    /// The confidence level of intervals, in `[0, 1]`; values outside are clamped and NaN means
+    /// [`DEFAULT_CONFIDENCE`].
+    pub confidence: f64,
+    /// The number of bootstrap resamples; 0 makes every interval the point estimate.
+    pub resamples: usize,
+    /// The seed of the bootstrap generator.
+    pub seed: u64,
+}
+
+impl Default for StatsConfig {
+    /// [`DEFAULT_CONFIDENCE`], [`DEFAULT_RESAMPLES`], [`DEFAULT_SEED`].
+    fn default() -> Self {
+        StatsConfig {
+            confidence: DEFAULT_CONFIDENCE,
+            resamples: DEFAULT_RESAMPLES,
+            seed: DEFAULT_SEED,
+        }
+    }
+}
+
+/// The summary of one counter's samples in one run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// The mean of the per-iteration values.
+    pub mean: f64,
+    /// Their median.
+    pub median: f64,
+    /// Their sample standard deviation (`n - 1`; 0 for a single value).
+    pub stddev: f64,
+    /// Their median absolute deviation, scaled by 1.4826 ([`univariate::MAD_SCALE`]) to
+    /// estimate the standard deviation of normal data, as criterion reports it.
+    pub mad: f64,
+    /// The lower bound of the bootstrap confidence interval of the **slope** when a fit was
+    /// made ([`slope`](Self::slope) is `Some`), of the **mean** otherwise.
+    pub ci_low: f64,
+    /// The upper bound of that interval.
+    pub ci_high: f64,
+    /// The confidence level of that interval.
+    pub confidence: f64,
+    /// The smallest per-iteration value.
+    pub min: f64,
+    /// The largest per-iteration value.
+    pub max: f64,
+    /// The least-squares per-iteration cost from linear sampling ([`regression`]), when
+    /// iteration counts were given.
+    pub slope: Option<f64>,
+    /// The R² of that fit.
+    pub r_squared: Option<f64>,
+    /// Tukey outlier counts of the per-iteration values.
+    pub outliers: OutlierCounts,
+}
+
+/// Summarises one counter's samples.
+///
+/// `values` holds one per-iteration value per sample. Pass `iterations` (the iteration count of
+/// each sample) for linear sampling: the estimate then includes the least-squares
+/// [`slope`](Estimate::slope), and `ci_low`/`ci_high` are the interval of the slope instead of
+/// the mean. Samples with zero iterations do not enter the fit; if no sample has any, there is
+/// no slope and the interval is the mean's.
+///
+/// Non-finite values (NaN, infinities) are discarded, with their iteration counts. Returns
+/// `None` when no finite value remains (including empty input) or when `iterations` has a
+/// different length from `values`.
+pub fn estimate(values: &[f64], iterations: Option<&[u64]>, cfg: &StatsConfig) -> Option<Estimate> {
+    if iterations.is_some_and(|iterations| iterations.len() != values.len()) {
+        return None;
+    }
+    let keep = |i: usize| values[i].is_finite();
+    let kept: Vec<f64> = (0..values.len())
+        .filter(|&i| keep(i))
+        .map(|i| values[i])
+        .collect();
+    let sample = Sample::new(&kept)?;
+    let fit = iterations.and_then(|iterations| {
+        let kept_iterations: Vec<u64> = (0..values.len())
+            .filter(|&i| keep(i))
+            .map(|i| iterations[i])
+            .collect();
+        regression::fit(&kept, &kept_iterations, cfg)
+    });
+    let ci = match fit {
+        Some(fit) => fit.ci,
+        None => bootstrap::mean_ci(sample, cfg),
+    };
+    let percentiles = sample.percentiles();
+    Some(Estimate {
+        mean: sample.mean(),
+        median: percentiles.median(),
+        stddev: sample.stddev(),
+        mad: percentiles.mad(),
+        ci_low: ci.low,
+        ci_high: ci.high,
+        confidence: ci.confidence,
+        min: percentiles.min(),
+        max: percentiles.max(),
+        slope: fit.map(|fit| fit.slope),
+        r_squared: fit.map(|fit| fit.r_squared),
+        outliers: Tukey::new(&percentiles).count(&kept),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rng::Rng;
+
+    fn quick() -> StatsConfig {
+        StatsConfig {
+            resamples: 200,
+            ..StatsConfig::default()
+        }
+    }
+
+    #[test]
+    fn empty_and_invalid_input() {
+        assert_eq!(estimate(&[], None, &quick()), None);
+        assert_eq!(estimate(&[f64::NAN, f64::INFINITY], None, &quick()), None);
+        assert_eq!(estimate(&[1.0, 2.0], Some(&[1]), &quick()), None);
+        assert_eq!(estimate(&[], Some(&[]), &quick()), None);
+    }
+
+    #[test]
+    fn constant_counts() {
+        for iterations in [None, Some(&[10u64, 20, 30, 40, 50][..])] {
+            let e = estimate(&[1234.5; 5], iterations, &StatsConfig::default()).unwrap();
+            assert_eq!(
+                (e.mean, e.median, e.min, e.max),
+                (1234.5, 1234.5, 1234.5, 1234.5)
+            );
+            assert_eq!((e.stddev, e.mad), (0.0, 0.0));
+            assert_eq!((e.ci_low, e.ci_high, e.confidence), (1234.5, 1234.5, 0.95));
+            assert_eq!(e.slope, iterations.map(|_| 1234.5));
+            assert_eq!(e.outliers.normal, 5);
+        }
+    }
+
+    #[test]
+    fn single_value() {
+        let e = estimate(&[7.0], None, &quick()).unwrap();
+        assert_eq!(
+            (e.mean, e.stddev, e.ci_low, e.ci_high),
+            (7.0, 0.0, 7.0, 7.0)
+        );
+        assert_eq!(e.outliers.total(), 1);
+    }
+
+    #[test]
+    fn known_values_and_nan_dropping() {
+        let values = [2.0, 4.0, f64::NAN, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0];
+        let e = estimate(&values, None, &quick()).unwrap();
+        assert_eq!((e.mean, e.median, e.min, e.max), (5.0, 4.5, 2.0, 9.0));
+        assert!((e.stddev - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+        assert!((e.mad - 0.5 * univariate::MAD_SCALE).abs() < 1e-12);
+        assert!(e.ci_low < 5.0 && 5.0 < e.ci_high);
+        assert_eq!((e.slope, e.r_squared), (None, None));
+        assert_eq!(e.outliers.total(), 8);
+    }
+
+    #[test]
+    fn linear_sampling_reports_the_slope_interval() {
+        // The NaN sample is dropped with its 100 iterations; the zero-iteration one leaves
+        // the fit but stays in the per-iteration statistics.
+        let values = [10.0, 10.5, f64::NAN, 9.5, 10.0, 50.0];
+        let iterations = [1, 2, 100, 3, 4, 0];
+        let e = estimate(&values, Some(&iterations), &quick()).unwrap();
+        let slope = regression::slope(&[10.0, 10.5, 9.5, 10.0], &[1, 2, 3, 4]).unwrap();
+        assert_eq!(e.slope, Some(slope));
+        assert!(e.ci_low <= slope && slope <= e.ci_high);
+        assert_eq!(e.max, 50.0);
+        assert_eq!(e.outliers.total(), 5);
+        // No iteration anywhere: no slope, interval of the mean.
+        let none = estimate(&[1.0, 2.0], Some(&[0, 0]), &quick()).unwrap();
+        assert_eq!(none.slope, None);
+    }
+
+    #[test]
+    fn properties_on_random_data() {
+        let mut rng = Rng::new(2024);
+        for i in 0..200 {
+            let data = rng.data_set(30);
+            let linear: Vec<u64> = (1..=data.len() as u64).collect();
+            let iterations = (i % 2 == 0).then_some(&linear[..]);
+            let cfg = StatsConfig {
+                resamples: 50,
+                seed: i,
+                ..StatsConfig::default()
+            };
+            let e = estimate(&data, iterations, &cfg).unwrap();
+            assert!(e.ci_low <= e.ci_high, "{e:?}");
+            assert!(e.min <= e.median && e.median <= e.max, "{e:?}");
+            assert!(e.stddev >= 0.0 && e.mad >= 0.0);
+            assert_eq!(e.outliers.total(), data.len());
+            let fields = [
+                e.mean, e.median, e.stddev, e.mad, e.ci_low, e.ci_high, e.min, e.max,
+            ];
+            assert!(fields.iter().all(|x| x.is_finite()), "{e:?}");
+
+            let c = rng.uniform(-100.0, 100.0);
+            let shifted: Vec<f64> = data.iter().map(|x| x + c).collect();
+            let s = estimate(&shifted, iterations, &cfg).unwrap();
+            let tol = 1e-9 * (1.0 + e.max.abs() + c.abs());
+            assert!((s.mean - (e.mean + c)).abs() <= tol);
+            assert!((s.median - (e.median + c)).abs() <= tol);
+            assert!((s.stddev - e.stddev).abs() <= tol);
+            assert!((s.mad - e.mad).abs() <= tol);
+        }
+    }
+}
