@@ -15,6 +15,7 @@ pub mod counters;
 pub mod doctor;
 pub mod events;
 pub mod harness;
+pub mod report;
 pub mod stats;
 pub mod sys;
 
@@ -30,3 +31,23 @@ pub use events::Event;
 pub use harness::Bencher;
 pub use perfbench_macros::perfbench;
 pub use std::hint::black_box;
+
+/// Defines `fn main()` for a benchmark binary (`harness = false`): runs every `#[perfbench]`
+/// function registered in the program, with the command line of DESIGN 3.1.
+///
+/// ```no_run
+/// use perfbench::perfbench;
+///
+/// #[perfbench]
+/// fn nothing() {}
+///
+/// perfbench::main!();
+/// ```
+#[macro_export]
+macro_rules! main {
+    () => {
+        fn main() -> ::std::process::ExitCode {
+            $crate::harness::runner::main()
+        }
+    };
+}

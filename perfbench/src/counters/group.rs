@@ -746,4 +746,110 @@ mod tests {
             [group.ids[0], group.ids[1], group.ids[2]]
         );
     }
+
+    // ---- Hardware counters: these need a CPU PMU (`/sys/bus/event_source/devices/cpu*`),
+    // which this project's VMs lack. Run with `cargo test -- --ignored` on bare metal.
+
+    fn hw(names: &str) -> Vec<Event> {
+        crate::events::parse_list(names, &crate::events::Sysfs::system()).unwrap()
+    }
+
+    #[test]
+    #[ignore = "needs a CPU PMU (hardware counters); the development VM has none"]
+    fn hardware_group_counts_a_loop_and_reports_its_source() {
+        let mut group = Group::open(
+            &hw("instructions,cycles,branches"),
+            &GroupOptions::default(),
+        )
+        .unwrap();
+        let mut r = Reading::with_len(3);
+        let mut per_k = Vec::new();
+        for k in [100_000u64, 200_000] {
+            group.reset().unwrap();
+            group.enable().unwrap();
+            let mut x = 0u64;
+            for i in 0..k {
+                x = std::hint::black_box(x.wrapping_add(i));
+            }
+            group.disable().unwrap();
+            group.read(&mut r).unwrap();
+            assert!(!r.never_ran());
+            per_k.push(r.values[0]);
+        }
+        // Twice the loop, about twice the instructions.
+        let ratio = per_k[1] as f64 / per_k[0] as f64;
+        assert!((1.8..2.2).contains(&ratio), "instructions ratio {ratio}");
+        if arch::SOURCE.is_some() && group.source() != Source::Read {
+            assert_eq!(Some(group.source()), arch::SOURCE);
+        }
+    }
+
+    #[test]
+    #[ignore = "needs a CPU PMU (hardware counters); the development VM has none"]
+    fn fast_path_matches_read_while_enabled() {
+        let mut group =
+            Group::open(&hw("instructions,branches"), &GroupOptions::default()).unwrap();
+        if group.source() == Source::Read {
+            eprintln!("fast path not granted here (see `perfbench doctor`)");
+            return;
+        }
+        group.reset().unwrap();
+        group.enable().unwrap();
+        let (mut a, mut b) = (Reading::with_len(2), Reading::with_len(2));
+        group.read(&mut a).unwrap();
+        group.read_syscall(&mut b).unwrap();
+        group.disable().unwrap();
+        // Counting continued between the two reads, but only by the cost of one read.
+        assert!(b.values[0] >= a.values[0] && b.values[0] - a.values[0] < 100_000);
+    }
+
+    #[test]
+    #[ignore = "needs a CPU PMU (hardware counters); the development VM has none"]
+    fn more_events_than_counters_are_split_not_read_as_zero() {
+        let events = hw(
+            "instructions,cycles,branches,branch-misses,cache-references,cache-misses,\
+             L1-dcache-loads,L1-dcache-load-misses,L1-icache-load-misses,LLC-loads,\
+             LLC-load-misses,dTLB-load-misses,iTLB-load-misses",
+        );
+        let mut counters = Counters::open(&events, &GroupOptions::default()).unwrap();
+        assert!(
+            counters.groups().len() > 1,
+            "13 events cannot share one group"
+        );
+        for group in counters.groups_mut() {
+            let mut r = Reading::with_len(group.len());
+            group.enable().unwrap();
+            group.disable().unwrap();
+            group.read(&mut r).unwrap();
+            assert!(!r.never_ran(), "group {:?} never ran", group.names());
+        }
+    }
+
+    #[test]
+    #[ignore = "needs a CPU PMU (hardware counters); the development VM has none"]
+    fn pinned_groups_that_cannot_all_fit_report_unschedulable() {
+        let options = GroupOptions {
+            pinned: true,
+            ..GroupOptions::default()
+        };
+        // Pin more groups than the PMU has counters; at least one must go into error state.
+        let mut groups: Vec<Group> = (0..16)
+            .map(|_| Group::open(&hw("instructions,cycles,branches,branch-misses"), &options))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        for g in &groups {
+            g.enable().unwrap();
+        }
+        let mut r = Reading::with_len(4);
+        let mut errors = 0;
+        for g in &mut groups {
+            if matches!(g.read(&mut r), Err(CounterError::Unschedulable { .. })) {
+                errors += 1;
+            }
+        }
+        assert!(
+            errors > 0,
+            "16 pinned 4-event groups cannot all be on the PMU"
+        );
+    }
 }

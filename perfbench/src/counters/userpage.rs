@@ -1421,6 +1421,16 @@ mod tests {
                 }
             });
 
+            // Stops the writer however the reader leaves this scope (a failed assertion
+            // included), so a failure cannot hang the test.
+            struct StopOnDrop<'a>(&'a AtomicBool);
+            impl Drop for StopOnDrop<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+            }
+            let _stop_writer = StopOnDrop(&stop);
+
             let reader = FastReader::new(pages.iter().collect(), &regs);
             let mut out = [0; MEMBERS];
             let (mut reads, mut retries, mut gave_up) = (0u64, 0u64, 0u64);
@@ -1450,7 +1460,6 @@ mod tests {
                 );
                 last = gens;
             }
-            stop.store(true, Ordering::Relaxed);
             eprintln!(
                 "{reads} reads, {retries} retries, {gave_up} gave up, {} generations written",
                 written.load(Ordering::Relaxed)

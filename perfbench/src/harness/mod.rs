@@ -1,8 +1,13 @@
-//! The benchmark harness: registration ([`entry`]), the [`Bencher`] a benchmark drives, and the
-//! runner behind `perfbench::main!()`.
+//! The benchmark harness: registration ([`entry`]), the [`Bencher`] a benchmark drives, the
+//! measuring engine ([`sampler`]), the command line ([`cli`]), results ([`result`]) and the [`runner`] behind
+//! [`main!`](crate::main).
 
 pub mod bencher;
+pub mod cli;
 pub mod entry;
+pub mod result;
+pub mod runner;
+pub mod sampler;
 
-pub use bencher::Bencher;
+pub use bencher::{Bencher, Meter};
 pub use entry::{Entry, Options, Throughput};

@@ -1,0 +1,242 @@
+//! The expansion: the function as written, then one registered [`Entry`] for it.
+//!
+//! ```text
+//! fn sum(b: &mut Bencher, n: usize) { ... }          // untouched, still callable
+//! const _: () = {                                    // anonymous: nothing leaks into the module
+//!     fn __perfbench_run(b: &mut Bencher, arg: usize) {
+//!         match arg { 0 => sum(b, 64), 1 => sum(b, 1024), _ => panic!(..) }
+//!     }
+//!     #[linkme::distributed_slice(BENCHMARKS)]
+//!     static __PERFBENCH_ENTRY: Entry = Entry { name: "sum", args: &["64", "1024"], .. };
+//! };
+//! ```
+//!
+//! [`Entry`]: https://docs.rs/perfbench/latest/perfbench/harness/entry/struct.Entry.html
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprLit, ItemFn, Lit, LitStr};
+
+use crate::arg_text::arg_text;
+use crate::options::Options;
+use crate::signature::{classify, Shape};
+use crate::Errors;
+
+/// `#[perfbench(attr)] item` => the item and its registration, or the item and the errors.
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let options = Options::parse(attr, &mut errors);
+    let func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(_) => {
+            errors.push(not_a_function(&item));
+            return with_errors(item, errors);
+        }
+    };
+    let shape = classify(&func.sig, options.args_key.as_ref(), &mut errors);
+    if errors.is_empty() {
+        register(&func, &options, &shape)
+    } else {
+        // Keep the function, so that the only errors are ours (no "cannot find function").
+        with_errors(func.into_token_stream(), errors)
+    }
+}
+
+fn with_errors(item: TokenStream, errors: Errors) -> TokenStream {
+    let errors = errors.finish().err().map(|e| e.to_compile_error());
+    quote!(#item #errors)
+}
+
+fn not_a_function(item: &TokenStream) -> syn::Error {
+    let message = "`#[perfbench]` applies to functions: `fn name() { ... }`";
+    match syn::parse2::<syn::Item>(item.clone()) {
+        // Point at the item's keyword rather than the whole item.
+        Ok(item) => {
+            let span = match &item {
+                syn::Item::Struct(s) => s.struct_token.span,
+                syn::Item::Enum(e) => e.enum_token.span,
+                syn::Item::Static(s) => s.static_token.span,
+                syn::Item::Const(c) => c.const_token.span,
+                syn::Item::Mod(m) => m.mod_token.span,
+                syn::Item::Impl(i) => i.impl_token.span,
+                syn::Item::Trait(t) => t.trait_token.span,
+                syn::Item::Type(t) => t.type_token.span,
+                syn::Item::Union(u) => u.union_token.span,
+                syn::Item::Use(u) => u.use_token.span,
+                other => other.span(),
+            };
+            syn::Error::new(span, message)
+        }
+        Err(_) => syn::Error::new(Span::call_site(), message),
+    }
+}
+
+fn register(func: &ItemFn, options: &Options, shape: &Shape) -> TokenStream {
+    let krate = options.krate();
+    let ident = &func.sig.ident;
+    // `#[cfg]` on the function applies to its registration too.
+    let cfgs = func
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
+
+    let name = match &options.name {
+        Some(name) => name.clone(),
+        None => LitStr::new(&ident.unraw().to_string(), ident.span()),
+    };
+    let group = match &options.group {
+        Some(group) => quote!(::core::option::Option::Some(#group)),
+        None => quote!(::core::option::Option::None),
+    };
+    let args: &[Expr] = options.args.as_deref().unwrap_or_default();
+    let arg_names = args.iter().map(arg_name);
+    // Spanned at the function's name: `line!()` reports the line of its invocation.
+    let line = quote_spanned!(ident.span()=> ::core::line!());
+    let file = quote_spanned!(ident.span()=> ::core::file!());
+
+    let run_body = run_body(func, shape, args, &name, &krate);
+    let entry_options = entry_options(options, &krate);
+
+    quote! {
+        #func
+
+        #(#cfgs)*
+        const _: () = {
+            #run_body
+
+            #[#krate::__private::linkme::distributed_slice(#krate::__private::BENCHMARKS)]
+            #[linkme(crate = #krate::__private::linkme)]
+            // `..Options::DEFAULT` stays when every option is given: the macro can't know
+            // whether `Options` has grown a field since.
+            #[allow(clippy::needless_update)]
+            static __PERFBENCH_ENTRY: #krate::__private::Entry = #krate::__private::Entry {
+                name: #name,
+                group: #group,
+                module_path: ::core::module_path!(),
+                file: #file,
+                line: #line,
+                args: &[#(#arg_names),*],
+                options: #entry_options,
+                run: __perfbench_run,
+            };
+        };
+    }
+}
+
+/// An argument as the benchmark id shows it: a string literal's contents, else the expression
+/// as written.
+fn arg_name(arg: &Expr) -> TokenStream {
+    match arg {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => s.to_token_stream(),
+        other => LitStr::new(&arg_text(other.to_token_stream()), other.span()).to_token_stream(),
+    }
+}
+
+/// `fn __perfbench_run(bencher: &mut Bencher, arg: usize)`: calls the function for argument
+/// number `arg`.
+fn run_body(
+    func: &ItemFn,
+    shape: &Shape,
+    args: &[Expr],
+    name: &LitStr,
+    krate: &TokenStream,
+) -> TokenStream {
+    let ident = &func.sig.ident;
+    // Mixed-site hygiene: the generated locals can't clash with names in the user's `args`.
+    let bencher = Ident::new("bencher", Span::mixed_site());
+    let index = Ident::new("arg", Span::mixed_site());
+    let indices = 0..args.len();
+    let count = args.len();
+    let out_of_range = quote! {
+        _ => ::core::panic!(
+            "perfbench: `{}` has {} args; there is no arg #{}", #name, #count, #index
+        ),
+    };
+    let body = match shape {
+        Shape::Plain => quote! {
+            let _ = #index;
+            #bencher.iter(|| #ident())
+        },
+        Shape::Bencher => quote! {
+            let _ = #index;
+            #ident(#bencher)
+        },
+        Shape::BencherArg => quote! {
+            match #index {
+                #(#indices => #ident(#bencher, #args),)*
+                #out_of_range
+            }
+        },
+        Shape::Arg(ty) => {
+            // Each iteration gets its own copy of the value, through `black_box` so that the
+            // function can't be specialised for the constant. The `Copy` check is spanned at
+            // the parameter's type, where a non-`Copy` type is then reported. (The binding
+            // needn't be hygienic: only the value's own expression precedes it.)
+            let value = Ident::new("__perfbench_value", ty.span());
+            let assert_copy = quote_spanned!(ty.span()=> __perfbench_requires_copy(&#value););
+            quote! {
+                #[diagnostic::on_unimplemented(
+                    message = "a benchmark argument without a `&mut Bencher` must be `Copy`; `{Self}` is not"
+                )]
+                trait CopyArg {}
+                impl<T: ::core::marker::Copy> CopyArg for T {}
+                fn __perfbench_requires_copy<T: CopyArg>(_: &T) {}
+                match #index {
+                    #(#indices => {
+                        let #value = #args;
+                        #assert_copy
+                        #bencher.iter(move || #ident(#krate::black_box(#value)))
+                    })*
+                    #out_of_range
+                }
+            }
+        }
+    };
+    quote! {
+        fn __perfbench_run(#bencher: &mut #krate::Bencher, #index: ::core::primitive::usize) {
+            #body
+        }
+    }
+}
+
+/// The `Options { .. }` value, with only the given fields spelled out.
+fn entry_options(options: &Options, krate: &TokenStream) -> TokenStream {
+    let some = |v: &dyn ToTokens| quote!(::core::option::Option::Some(#v));
+    let mut fields = Vec::new();
+    if let Some(counters) = &options.counters {
+        fields.push(quote!(counters: ::core::option::Option::Some(&[#(#counters),*])));
+    }
+    if let Some(n) = &options.sample_size {
+        let v = some(n);
+        fields.push(quote!(sample_size: #v));
+    }
+    if let Some(s) = &options.warm_up_time {
+        let v = some(s);
+        fields.push(quote!(warm_up_time: #v));
+    }
+    if let Some(s) = &options.measurement_time {
+        let v = some(s);
+        fields.push(quote!(measurement_time: #v));
+    }
+    if let Some((kind, n)) = &options.throughput {
+        let v = some(&quote!(#krate::__private::Throughput::#kind(#n)));
+        fields.push(quote!(throughput: #v));
+    }
+    if options.ignore {
+        fields.push(quote!(ignore: true));
+    }
+    if fields.is_empty() {
+        quote!(#krate::__private::Options::DEFAULT)
+    } else {
+        quote! {
+            #krate::__private::Options {
+                #(#fields,)*
+                ..#krate::__private::Options::DEFAULT
+            }
+        }
+    }
+}

@@ -1,0 +1,347 @@
+//! Every misuse of `#[perfbench]` is a compile error at the offending tokens. Each case below
+//! is a `compile_fail` doctest; the `// error:` comment on a line is the start of the message
+//! reported there, which `tests/compile_fail_messages.rs` checks (`cargo test -p
+//! perfbench-macros -- --ignored`), so that each case fails for the reason it shows.
+//!
+//! # Options
+//!
+//! An unknown option lists the known ones:
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(sample_szie = 10)] // error: unknown option `sample_szie`; the options are: args, name, group, counters, sample_size, warm_up_time, measurement_time, throughput, ignore, crate
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//!
+//! An option given twice:
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(name = "a", name = "b")] // error: option `name` is given more than once
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//!
+//! Every problem is reported, not only the first:
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(sample_size = "x", bogus)] // error: `sample_size` takes a whole number
+//! async fn f() {} // error: a benchmark can't be `async`
+//! # fn main() {}
+//! ```
+//! (and ``unknown option `bogus` `` on the first line).
+//!
+//! A malformed attribute:
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(name = )] // error: unexpected end of input, expected an expression
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//!
+//! A flag with a value, an option without one:
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(ignore = true)] // error: `ignore` takes no value
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(name)] // error: option `name` takes a value
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//!
+//! ## `args`
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench(args = 1..4)] // error: `args` takes a list of values
+//! fn f(b: &mut Bencher, n: u32) {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench(args = [])] // error: `args` is empty
+//! fn f(b: &mut Bencher, n: u32) {}
+//! # fn main() {}
+//! ```
+//! A value of the wrong type is reported at the value:
+//! ```compile_fail,E0308
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench(args = [1, "two"])] // error[E0308]: mismatched types
+//! fn f(b: &mut Bencher, n: u32) {}
+//! # fn main() {}
+//! ```
+//!
+//! ## `name`, `group`
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(name = fib)] // error: `name` takes a string literal
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(group = "")] // error: `group` can't be empty
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//!
+//! ## `counters`
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(counters = "instructions")] // error: `counters` takes a list of counter names
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(counters = ["cycles", "instructions", "cycles"])] // error: counter `cycles` is listed twice
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//!
+//! ## `sample_size`, `warm_up_time`, `measurement_time`
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(sample_size = "x")] // error: `sample_size` takes a whole number
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(sample_size = 0)] // error: `sample_size` must be at least 1
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(warm_up_time = "1s")] // error: `warm_up_time` takes a number of seconds
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(warm_up_time = -1)] // error: `warm_up_time` can't be negative
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(measurement_time = 0)] // error: `measurement_time` must be more than 0 seconds
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//!
+//! ## `throughput`
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(throughput = kilos(3))] // error: unknown throughput unit
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(throughput = bytes("4k"))] // error: a throughput count is a whole number
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(throughput = 4096)] // error: `throughput` takes `bytes(N)` or `elements(N)`
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! The count must be a constant (the registration is a `static`):
+//! ```compile_fail,E0015
+//! use perfbench::perfbench;
+//!
+//! fn len() -> u64 { 4096 }
+//! #[perfbench(throughput = bytes(len()))] // error[E0015]: cannot call non-const function
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//!
+//! ## `crate`
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(crate = "perfbench")] // error: `crate` takes a path: `crate = ::my_perfbench`
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//!
+//! # Functions
+//!
+//! Not a function:
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench]
+//! struct S; // error: `#[perfbench]` applies to functions
+//! # fn main() {}
+//! ```
+//!
+//! A parameter without `args` to fill it:
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench]
+//! fn f(x: u32) {} // error: `f` takes a parameter but `#[perfbench]` has no `args = [...]` to fill it
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench]
+//! fn f(b: &mut Bencher, n: u32) {} // error: `f` takes an argument but `#[perfbench]` has no `args = [...]`
+//! # fn main() {}
+//! ```
+//!
+//! `args` without a parameter to receive them:
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(args = [1, 2])] // error: `args` given, but `f` has no parameter to receive them
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench(args = [1, 2])] // error: `args` given, but `f` only takes the `&mut Bencher`
+//! fn f(b: &mut Bencher) {}
+//! # fn main() {}
+//! ```
+//!
+//! The bencher taken other than by `&mut`:
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench]
+//! fn f(b: Bencher) {} // error: take the bencher by mutable reference: `b: &mut Bencher`
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench]
+//! fn f(b: &Bencher) {} // error: take the bencher by mutable reference
+//! # fn main() {}
+//! ```
+//!
+//! The bencher second, too many parameters:
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench(args = [1])]
+//! fn f(n: u32, b: &mut Bencher) {} // error: with two parameters, the first must be the bencher
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench(args = [1])]
+//! fn f(b: &mut Bencher, n: u32, m: u32) {} // error: too many parameters
+//! # fn main() {}
+//! ```
+//!
+//! A function that takes the bencher and returns a value:
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench]
+//! fn f(b: &mut Bencher) -> u64 { 0 } // error: a benchmark that takes `&mut Bencher` returns nothing
+//! # fn main() {}
+//! ```
+//!
+//! Without a bencher, the argument is copied into each iteration, so it must be `Copy`
+//! (reported at the parameter's type):
+//! ```compile_fail,E0277
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(args = [String::from("x")])]
+//! fn f(s: String) -> usize { s.len() } // error[E0277]: a benchmark argument without a `&mut Bencher` must be `Copy`; `String` is not
+//! # fn main() {}
+//! ```
+//!
+//! Generic, `async`, `unsafe`, methods:
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench]
+//! fn f<T: Default>() -> T { T::default() } // error: a benchmark can't be generic over types or constants
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench]
+//! fn f<const N: usize>() -> usize { N } // error: a benchmark can't be generic over types or constants
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(args = [1])]
+//! fn f(n: impl Into<u64>) -> u64 { n.into() } // error: a benchmark can't be generic: an `impl Trait` parameter
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench]
+//! async fn f() {} // error: a benchmark can't be `async`
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench]
+//! unsafe fn f() {} // error: a benchmark can't be an `unsafe fn`
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! struct S;
+//! impl S {
+//!     #[perfbench]
+//!     fn f(&self) {} // error: a benchmark is a free function, not a method
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! Associated functions aren't supported either (the registration needs module scope); the
+//! error is rustc's:
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! struct S;
+//! impl S {
+//!     #[perfbench] // error: `const` items in this context need a name
+//!     fn f() {} // error[E0425]: cannot find function `f` in this scope
+//! }
+//! # fn main() {}
+//! ```

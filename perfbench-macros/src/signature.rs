@@ -1,0 +1,225 @@
+//! Which benchmark function shapes are accepted, and why the others are not.
+
+use quote::ToTokens;
+use syn::{FnArg, GenericParam, Ident, PatType, ReturnType, Safety, Signature, Type};
+
+use crate::Errors;
+
+/// How the generated runner calls the benchmark function.
+pub(crate) enum Shape {
+    /// `fn f() [-> T]`: measured as `b.iter(|| f())`.
+    Plain,
+    /// `fn f(n: T) [-> U]` with `args`: measured as `b.iter(|| f(black_box(n)))`; `T: Copy`.
+    Arg(Box<Type>),
+    /// `fn f(b: &mut Bencher)`: called as `f(b)`.
+    Bencher,
+    /// `fn f(b: &mut Bencher, n: T)` with `args`: called as `f(b, n)`.
+    BencherArg,
+}
+
+/// Checks `sig` against the accepted shapes. `args` is the `args` option's key, if given.
+pub(crate) fn classify(sig: &Signature, args: Option<&Ident>, errors: &mut Errors) -> Shape {
+    let name = &sig.ident;
+    if let Some(token) = &sig.asyncness {
+        errors.push(syn::Error::new_spanned(
+            token,
+            "a benchmark can't be `async`: make it a plain `fn` and drive the future inside it \
+             (`b.iter(|| runtime.block_on(work()))`)",
+        ));
+    }
+    if let Safety::Unsafe(token) = &sig.safety {
+        errors.push(syn::Error::new_spanned(
+            token,
+            "a benchmark can't be an `unsafe fn`: make it safe and put the unsafe call in an \
+             `unsafe` block with a `// SAFETY:` note",
+        ));
+    }
+    let generic: Vec<&GenericParam> = sig
+        .generics
+        .params
+        .iter()
+        .filter(|p| !matches!(p, GenericParam::Lifetime(_)))
+        .collect();
+    if !generic.is_empty() {
+        errors.push(syn::Error::new_spanned(
+            &sig.generics,
+            "a benchmark can't be generic over types or constants: `#[perfbench]` registers one \
+             concrete function; write a small wrapper per type",
+        ));
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.push(syn::Error::new_spanned(
+            variadic,
+            "a benchmark can't be variadic",
+        ));
+    }
+
+    let params: Vec<&PatType> = sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            FnArg::Typed(p) => Some(p),
+            FnArg::Receiver(r) => {
+                errors.push(syn::Error::new_spanned(
+                    r,
+                    "a benchmark is a free function, not a method: it can't take `self`",
+                ));
+                None
+            }
+        })
+        .collect();
+    for p in &params {
+        if let Some(t) = impl_trait(&p.ty) {
+            errors.push(syn::Error::new_spanned(
+                t,
+                "a benchmark can't be generic: an `impl Trait` parameter makes it so; name a \
+                 concrete type",
+            ));
+        }
+    }
+
+    let shape = match params.as_slice() {
+        [] => {
+            if let Some(key) = args {
+                errors.push(syn::Error::new_spanned(
+                    key,
+                    format!(
+                        "`args` given, but `{name}` has no parameter to receive them: write \
+                         `fn {name}(b: &mut Bencher, n: T)` or `fn {name}(n: T)`"
+                    ),
+                ));
+            }
+            Shape::Plain
+        }
+        [only] => match bencher_kind(&only.ty) {
+            BencherKind::MutRef => {
+                if let Some(key) = args {
+                    errors.push(syn::Error::new_spanned(
+                        key,
+                        format!(
+                            "`args` given, but `{name}` only takes the `&mut Bencher`: add a \
+                             parameter to receive them, `fn {name}(b: &mut Bencher, n: T)`"
+                        ),
+                    ));
+                }
+                Shape::Bencher
+            }
+            BencherKind::Wrong => {
+                errors.push(wrong_bencher(only));
+                Shape::Bencher
+            }
+            BencherKind::No if args.is_some() => Shape::Arg(only.ty.clone()),
+            BencherKind::No => {
+                errors.push(syn::Error::new_spanned(
+                    only,
+                    format!(
+                        "`{name}` takes a parameter but `#[perfbench]` has no `args = [...]` to \
+                         fill it: a benchmark takes nothing, `b: &mut Bencher`, or (with `args`) \
+                         one value"
+                    ),
+                ));
+                Shape::Plain
+            }
+        },
+        [first, second] => {
+            match bencher_kind(&first.ty) {
+                BencherKind::MutRef => {}
+                BencherKind::Wrong => errors.push(wrong_bencher(first)),
+                BencherKind::No => errors.push(syn::Error::new_spanned(
+                    first,
+                    "with two parameters, the first must be the bencher: `b: &mut Bencher`",
+                )),
+            }
+            if args.is_none() {
+                errors.push(syn::Error::new_spanned(
+                    second,
+                    format!(
+                        "`{name}` takes an argument but `#[perfbench]` has no `args = [...]` to \
+                         fill it: add `#[perfbench(args = [...])]`"
+                    ),
+                ));
+            }
+            Shape::BencherArg
+        }
+        [_, _, rest @ ..] => {
+            let extra: Vec<_> = rest.iter().map(|p| p.to_token_stream()).collect();
+            errors.push(syn::Error::new_spanned(
+                quote::quote!(#(#extra),*),
+                "too many parameters: a benchmark takes at most `b: &mut Bencher` and one \
+                 argument (with `args = [...]`); pass a tuple or a struct for several values",
+            ));
+            Shape::BencherArg
+        }
+    };
+
+    if let (Shape::Bencher | Shape::BencherArg, ReturnType::Type(_, ty)) = (&shape, &sig.output) {
+        errors.push(syn::Error::new_spanned(
+            ty,
+            "a benchmark that takes `&mut Bencher` returns nothing: return the value from the \
+             closure given to `b.iter` instead, which keeps it from being optimised away",
+        ));
+    }
+    shape
+}
+
+enum BencherKind {
+    /// `&mut Bencher`, the accepted form.
+    MutRef,
+    /// `Bencher`, `&Bencher`: the bencher, taken the wrong way.
+    Wrong,
+    /// Anything else.
+    No,
+}
+
+/// Recognises the bencher by the last segment of its type's path (`Bencher`,
+/// `perfbench::Bencher`).
+fn bencher_kind(ty: &Type) -> BencherKind {
+    fn is_bencher(ty: &Type) -> bool {
+        match ty {
+            Type::Path(p) => {
+                p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Bencher")
+            }
+            Type::Paren(p) => is_bencher(&p.elem),
+            Type::Group(g) => is_bencher(&g.elem),
+            _ => false,
+        }
+    }
+    match ty {
+        Type::Reference(r) if is_bencher(&r.elem) => match r.mutability {
+            Some(_) => BencherKind::MutRef,
+            None => BencherKind::Wrong,
+        },
+        Type::Paren(p) => bencher_kind(&p.elem),
+        Type::Group(g) => bencher_kind(&g.elem),
+        other if is_bencher(other) => BencherKind::Wrong,
+        _ => BencherKind::No,
+    }
+}
+
+fn wrong_bencher(param: &PatType) -> syn::Error {
+    syn::Error::new_spanned(
+        &param.ty,
+        "take the bencher by mutable reference: `b: &mut Bencher`",
+    )
+}
+
+/// An `impl Trait` in a parameter type (which makes the function generic), if any.
+fn impl_trait(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::ImplTrait(_) => Some(ty),
+        Type::Reference(r) => impl_trait(&r.elem),
+        Type::Paren(p) => impl_trait(&p.elem),
+        Type::Group(g) => impl_trait(&g.elem),
+        Type::Slice(s) => impl_trait(&s.elem),
+        Type::Array(a) => impl_trait(&a.elem),
+        Type::Tuple(t) => t.elems.iter().find_map(impl_trait),
+        Type::Path(p) => p.path.segments.iter().find_map(|s| match &s.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|a| match a {
+                syn::GenericArgument::Type(t) => impl_trait(t),
+                _ => None,
+            }),
+            _ => None,
+        }),
+        _ => None,
+    }
+}

@@ -1,0 +1,592 @@
+//! The runner behind `perfbench::main!()`: selects benchmarks, chooses counters, runs each
+//! benchmark (a panic is reported and the suite goes on), and writes the reports.
+//!
+//! Exit codes: 0 success; 1 a benchmark panicked or failed; 2 usage or environment error.
+
+use std::io::{IsTerminal, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::bencher::Bencher;
+use super::cli::{self, Args, Format};
+use super::entry::{self, Entry};
+use super::result::{
+    BenchResult, CounterResult, DerivedResult, MachineInfo, Outcome, RunConfig, SuiteResult,
+};
+use super::sampler::{Plan, Sampler, Samples};
+use crate::counters::{CounterError, Counters, GroupOptions};
+use crate::doctor::Machine;
+use crate::events::{self, Event, Sysfs};
+use crate::report;
+use crate::stats::{self, StatsConfig};
+
+/// Counters measured by default where a CPU PMU exists.
+pub const DEFAULT_HARDWARE: &[&str] = &[
+    "instructions",
+    "cycles",
+    "branches",
+    "branch-misses",
+    "wall-time",
+];
+
+/// Counters measured by default where none exists.
+pub const DEFAULT_SOFTWARE: &[&str] =
+    &["wall-time", "task-clock", "page-faults", "context-switches"];
+
+/// One benchmark to run: an entry and, with `args`, one of its arguments.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    /// The registered function.
+    pub entry: &'static Entry,
+    /// Which argument (0 without `args`).
+    pub arg: usize,
+    /// `group/name[/param]`.
+    pub id: String,
+    /// The group.
+    pub group: String,
+    /// The argument's text.
+    pub params: Option<String>,
+}
+
+/// Every registered benchmark, expanded per argument, in registration order.
+pub fn planned(suite: &str) -> Vec<Planned> {
+    let mut out = Vec::new();
+    for e in entry::registered() {
+        let group = e
+            .group
+            .map(str::to_owned)
+            .unwrap_or_else(|| default_group(e.module_path, suite));
+        let base = format!("{group}/{}", e.name);
+        if e.args.is_empty() {
+            out.push(Planned {
+                entry: e,
+                arg: 0,
+                id: base,
+                group,
+                params: None,
+            });
+        } else {
+            for (i, a) in e.args.iter().enumerate() {
+                out.push(Planned {
+                    entry: e,
+                    arg: i,
+                    id: format!("{base}/{a}"),
+                    group: group.clone(),
+                    params: Some((*a).to_owned()),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A function at the crate root is grouped under the suite's name; one in `crate::a::b`
+/// under `a::b`.
+fn default_group(module_path: &str, suite: &str) -> String {
+    match module_path.split_once("::") {
+        Some((_, rest)) => rest.to_owned(),
+        None => suite.to_owned(),
+    }
+}
+
+/// The suite's name: the benchmark binary's name without cargo's `-HASH` suffix.
+pub fn suite_name() -> String {
+    let exe = std::env::current_exe().ok();
+    let stem = exe
+        .as_deref()
+        .and_then(Path::file_stem)
+        .and_then(|s| s.to_str())
+        .unwrap_or("bench")
+        .to_owned();
+    match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) => {
+            name.to_owned()
+        }
+        _ => stem,
+    }
+}
+
+/// `target/perfbench`: under `CARGO_TARGET_DIR`, else next to the binary's `target` directory,
+/// else `./target`.
+pub fn output_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(dir).join("perfbench");
+    }
+    let exe = std::env::current_exe().ok();
+    // target/<profile>/deps/<bin> or target/<profile>/examples/<bin>
+    let target = exe.as_deref().and_then(|e| {
+        e.ancestors()
+            .skip(1)
+            .find(|a| {
+                a.file_name()
+                    .is_some_and(|n| n == "deps" || n == "examples")
+            })
+            .and_then(Path::parent)
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+    });
+    target
+        .unwrap_or_else(|| PathBuf::from("target"))
+        .join("perfbench")
+}
+
+fn selected(p: &Planned, args: &Args) -> bool {
+    let name_ok = match &args.filter {
+        None => true,
+        Some(f) if args.exact => p.id == *f,
+        Some(f) => p.id.contains(f.as_str()),
+    };
+    let ignore_ok = if args.ignored {
+        p.entry.options.ignore
+    } else {
+        args.include_ignored || !p.entry.options.ignore
+    };
+    name_ok && ignore_ok
+}
+
+/// The entry point `perfbench::main!()` expands to.
+pub fn main() -> ExitCode {
+    let suite = suite_name();
+    let args = match cli::parse(&suite, std::env::args_os()) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    run(&suite, &args)
+}
+
+/// Runs the suite with parsed arguments.
+pub fn run(suite: &str, args: &Args) -> ExitCode {
+    let all = planned(suite);
+    let chosen: Vec<Planned> = all.into_iter().filter(|p| selected(p, args)).collect();
+    if args.list {
+        for p in &chosen {
+            println!("{}: benchmark", p.id);
+        }
+        return ExitCode::SUCCESS;
+    }
+    if args.test {
+        return smoke_test(&chosen);
+    }
+    let sysfs = Sysfs::system();
+    let machine = Machine::cached();
+    // Counters from the command line must all work: a bad one is a usage error up front.
+    let cli_events = match &args.counters {
+        None => None,
+        Some(list) => match events::parse_list(list, &sysfs) {
+            Ok(ev) => {
+                if let Err(e) = Counters::open(&ev, &GroupOptions::default()) {
+                    eprintln!("error: {e}\n(run `perfbench doctor` for this machine's details)");
+                    return ExitCode::from(2);
+                }
+                Some(ev)
+            }
+            Err(e) => {
+                eprintln!("error: --counters: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let (defaults, note) = default_events(&sysfs, machine);
+    if args.counters.is_none() {
+        if let Some(note) = &note {
+            eprintln!("note: {note}");
+        }
+    }
+    let config = run_config(args, cli_events.as_ref().unwrap_or(&defaults));
+    let style = report::terminal::Style {
+        format: args.format,
+        color: report::terminal::color_wanted(),
+    };
+    let mut reporter = report::terminal::TerminalReporter::new(style);
+    let mut results = Vec::new();
+    let progress = std::io::stderr().is_terminal() && args.format != Format::Json;
+    for p in &chosen {
+        let events = match (&cli_events, p.entry.options.counters) {
+            (Some(ev), _) => ev.clone(),
+            (None, Some(names)) => match names
+                .iter()
+                .map(|n| events::parse(n, &sysfs))
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(ev) => ev,
+                Err(e) => {
+                    let r = failed(p, format!("counters option: {e}"));
+                    print!("{}", reporter.bench_done(&r));
+                    results.push(r);
+                    continue;
+                }
+            },
+            (None, None) => defaults.clone(),
+        };
+        if progress {
+            eprint!("\rmeasuring {} ...\x1b[K", p.id);
+        }
+        let r = measure_one(p, &events, &config, progress);
+        if progress {
+            eprint!("\r\x1b[K");
+        }
+        if args.format != Format::Json {
+            print!("{}", reporter.bench_done(&r));
+            let _ = std::io::stdout().flush();
+        }
+        results.push(r);
+    }
+    let suite_result = SuiteResult {
+        suite: suite.to_owned(),
+        perfbench_version: env!("CARGO_PKG_VERSION"),
+        machine: machine_info(machine, &results),
+        config,
+        benchmarks: results,
+    };
+    let json = report::json::to_json(&suite_result);
+    if args.format == Format::Json {
+        println!("{json}");
+    } else {
+        print!("{}", reporter.finish(&suite_result));
+    }
+    let dir = output_dir();
+    let mut status = ExitCode::SUCCESS;
+    for path in std::iter::once(dir.join(format!("{suite}.json"))).chain(args.json.clone()) {
+        if let Err(e) = report::write_atomic(&path, json.as_bytes()) {
+            eprintln!(
+                "error: cannot write the JSON report to {}: {e}",
+                path.display()
+            );
+            status = ExitCode::from(2);
+        }
+    }
+    if suite_result
+        .benchmarks
+        .iter()
+        .any(|b| matches!(b.outcome, Outcome::Panicked(_) | Outcome::Failed(_)))
+    {
+        return ExitCode::from(1);
+    }
+    status
+}
+
+fn run_config(args: &Args, events: &[Event]) -> RunConfig {
+    let (sample_size, warm, measure) = if args.quick {
+        (30, 0.1, 0.4)
+    } else {
+        (100, 0.3, 1.5)
+    };
+    RunConfig {
+        sample_size: args.sample_size.unwrap_or(sample_size),
+        warm_up_time: args.warm_up_time.unwrap_or(warm),
+        measurement_time: args.measurement_time.unwrap_or(measure),
+        sampling: if args.linear { "linear" } else { "flat" },
+        counters: events.iter().map(|e| e.name.clone()).collect(),
+        confidence: stats::DEFAULT_CONFIDENCE,
+        resamples: stats::DEFAULT_RESAMPLES,
+    }
+}
+
+/// The default counters for this machine, and a note when hardware counters are unavailable.
+pub fn default_events(sysfs: &Sysfs, machine: &Machine) -> (Vec<Event>, Option<String>) {
+    let parse = |names: &[&str]| -> Vec<Event> {
+        names
+            .iter()
+            .filter_map(|n| events::parse(n, sysfs).ok())
+            .collect()
+    };
+    if machine.has_cpu_pmu() {
+        let hw = parse(DEFAULT_HARDWARE);
+        match Counters::open(&hw, &GroupOptions::default()) {
+            Ok(_) => return (hw, None),
+            Err(e) => {
+                return (
+                    parse(DEFAULT_SOFTWARE),
+                    Some(format!(
+                        "hardware counters unavailable ({e}); measuring wall-time and software \
+                         counters"
+                    )),
+                )
+            }
+        }
+    }
+    (
+        parse(DEFAULT_SOFTWARE),
+        Some(
+            "no hardware PMU on this machine: measuring wall-time, task-clock, page-faults and \
+             context-switches (`perfbench doctor` explains)"
+                .to_owned(),
+        ),
+    )
+}
+
+/// Opens what can be opened of `events`; returns the counters and the events dropped with why.
+fn open_available(
+    events: &[Event],
+) -> Result<(Counters, Vec<(String, CounterError)>), CounterError> {
+    let mut wanted = events.to_vec();
+    let mut dropped = Vec::new();
+    loop {
+        match Counters::open(&wanted, &GroupOptions::default()) {
+            Ok(c) => return Ok((c, dropped)),
+            Err(e @ CounterError::Open { .. }) => {
+                let CounterError::Open { event, .. } = &e else {
+                    unreachable!()
+                };
+                let name = event.clone();
+                wanted.retain(|w| w.name != name);
+                dropped.push((name, e));
+                if wanted.is_empty() {
+                    wanted.push(Event::wall_time());
+                }
+            }
+            Err(other) => return Err(other),
+        }
+    }
+}
+
+fn measure_one(p: &Planned, events: &[Event], config: &RunConfig, progress: bool) -> BenchResult {
+    let (counters, dropped) = match open_available(events) {
+        Ok(x) => x,
+        Err(e) => return failed(p, e.to_string()),
+    };
+    if !dropped.is_empty() {
+        let names: Vec<&str> = dropped.iter().map(|(n, _)| n.as_str()).collect();
+        let reason = match &dropped[0].1 {
+            CounterError::Open { explanation, .. } => explanation.reason.clone(),
+            other => other.to_string(),
+        };
+        eprintln!(
+            "note: {}: not measuring {} here: {reason}",
+            p.id,
+            names.join(", ")
+        );
+    }
+    let o = &p.entry.options;
+    let plan = Plan {
+        sample_size: o.sample_size.unwrap_or(config.sample_size),
+        warm_up_ns: secs_to_ns(o.warm_up_time.unwrap_or(config.warm_up_time)),
+        measurement_ns: secs_to_ns(o.measurement_time.unwrap_or(config.measurement_time)),
+        linear: config.sampling == "linear",
+    };
+    let linear = plan.linear;
+    let mut sampler = Sampler::new(counters, plan);
+    if progress {
+        let id = p.id.clone();
+        sampler.on_pass(move |pass, passes| {
+            if passes > 1 {
+                eprint!("\rmeasuring {id} (pass {}/{passes}) ...\x1b[K", pass + 1);
+            }
+        });
+    }
+    let mut bencher = Bencher::measuring(sampler);
+    let run = p.entry.run;
+    let arg = p.arg;
+    let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut bencher, arg)));
+    if let Err(payload) = outcome {
+        return BenchResult {
+            outcome: Outcome::Panicked(panic_message(payload.as_ref())),
+            ..failed(p, String::new())
+        };
+    }
+    let measured = match bencher.into_sampler().and_then(|mut s| s.take_result()) {
+        None => {
+            return failed(
+                p,
+                "the benchmark never called Bencher::iter, iter_batched or iter_custom".to_owned(),
+            )
+        }
+        Some(Err(e)) => return failed(p, e),
+        Some(Ok(m)) => m,
+    };
+    let cfg = StatsConfig::default();
+    let counters: Vec<CounterResult> = measured
+        .into_iter()
+        .map(|s: Samples| {
+            let estimate = stats::estimate(
+                &s.per_iteration,
+                linear.then_some(s.iterations.as_slice()),
+                &cfg,
+            );
+            CounterResult {
+                name: s.name,
+                unit: s.unit,
+                source: s.source,
+                multiplexed: s.multiplexed,
+                per_iteration: s.per_iteration,
+                iterations: s.iterations,
+                overhead: s.overhead,
+                estimate,
+            }
+        })
+        .collect();
+    let derived = derived_metrics(&counters, &cfg);
+    BenchResult {
+        id: p.id.clone(),
+        group: p.group.clone(),
+        name: p.entry.name.to_owned(),
+        params: p.params.clone(),
+        throughput: p.entry.options.throughput,
+        counters,
+        derived,
+        outcome: Outcome::Measured,
+    }
+}
+
+/// `ipc` (instructions / cycles), `branch-miss-rate` and `cache-miss-rate`, per sample, where
+/// both counters were measured.
+fn derived_metrics(counters: &[CounterResult], cfg: &StatsConfig) -> Vec<DerivedResult> {
+    let find = |name: &str| {
+        counters
+            .iter()
+            .find(|c| c.name == name || c.name.starts_with(&format!("{name}:")))
+    };
+    let mut out = Vec::new();
+    for (name, num, den) in [
+        ("ipc", "instructions", "cycles"),
+        ("branch-miss-rate", "branch-misses", "branches"),
+        ("cache-miss-rate", "cache-misses", "cache-references"),
+    ] {
+        if let (Some(n), Some(d)) = (find(num), find(den)) {
+            let per_sample: Vec<f64> = n
+                .per_iteration
+                .iter()
+                .zip(&d.per_iteration)
+                .filter(|(_, d)| **d > 0.0)
+                .map(|(n, d)| n / d)
+                .collect();
+            let estimate = stats::estimate(&per_sample, None, cfg);
+            out.push(DerivedResult {
+                name: name.to_owned(),
+                per_sample,
+                estimate,
+            });
+        }
+    }
+    out
+}
+
+fn secs_to_ns(s: f64) -> u64 {
+    (s.max(0.0) * 1e9) as u64
+}
+
+fn failed(p: &Planned, error: String) -> BenchResult {
+    BenchResult {
+        id: p.id.clone(),
+        group: p.group.clone(),
+        name: p.entry.name.to_owned(),
+        params: p.params.clone(),
+        throughput: p.entry.options.throughput,
+        counters: Vec::new(),
+        derived: Vec::new(),
+        outcome: Outcome::Failed(error),
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panicked with a non-string payload".to_owned()
+    }
+}
+
+/// `--test`: every selected body once, libtest-style lines and summary.
+fn smoke_test(chosen: &[Planned]) -> ExitCode {
+    println!("\nrunning {} benchmarks as tests", chosen.len());
+    let (mut passed, mut failed_n) = (0, 0);
+    for p in chosen {
+        let mut b = Bencher::smoke_test();
+        let run = p.entry.run;
+        let arg = p.arg;
+        let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut b, arg)));
+        match outcome {
+            Ok(()) => {
+                passed += 1;
+                println!("test {} ... ok", p.id);
+            }
+            Err(payload) => {
+                failed_n += 1;
+                println!(
+                    "test {} ... FAILED: {}",
+                    p.id,
+                    panic_message(payload.as_ref())
+                );
+            }
+        }
+    }
+    let verdict = if failed_n == 0 { "ok" } else { "FAILED" };
+    println!(
+        "\ntest result: {verdict}. {passed} passed; {failed_n} failed; 0 ignored; 0 measured; 0 filtered out\n"
+    );
+    if failed_n == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn machine_info(m: &Machine, results: &[BenchResult]) -> MachineInfo {
+    let mut sources: Vec<(String, crate::counters::Source)> = Vec::new();
+    for c in results.iter().flat_map(|b| &b.counters) {
+        if !sources.iter().any(|(n, _)| *n == c.name) {
+            sources.push((c.name.clone(), c.source));
+        }
+    }
+    MachineInfo {
+        cpu: m.cpu_model.clone(),
+        arch: m.arch.clone(),
+        kernel: m.kernel.clone(),
+        cpus: m.cpus,
+        pmus: m.pmus.clone(),
+        core_pmus: m.core_pmus.clone(),
+        paranoid: m.paranoid,
+        sources,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_default_to_the_module_below_the_crate() {
+        assert_eq!(default_group("demo", "demo"), "demo");
+        assert_eq!(default_group("demo::sorting", "demo"), "sorting");
+        assert_eq!(default_group("demo::a::b", "demo"), "a::b");
+    }
+
+    #[test]
+    fn default_counters_follow_the_pmu() {
+        let sysfs = Sysfs::system();
+        let machine = Machine::probe();
+        let (events, note) = default_events(&sysfs, &machine);
+        let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
+        if machine.has_cpu_pmu() && note.is_none() {
+            assert_eq!(names, DEFAULT_HARDWARE);
+        } else {
+            assert_eq!(names, DEFAULT_SOFTWARE);
+            assert!(note.unwrap().contains("doctor"));
+        }
+    }
+
+    #[test]
+    fn unavailable_counters_are_dropped_with_a_reason() {
+        let sysfs = Sysfs::system();
+        let events = events::parse_list("instructions,wall-time,page-faults", &sysfs).unwrap();
+        let (counters, dropped) = open_available(&events).unwrap();
+        if Machine::probe().has_cpu_pmu() {
+            assert!(dropped.is_empty());
+        } else {
+            assert_eq!(dropped.len(), 1);
+            assert_eq!(dropped[0].0, "instructions");
+            assert!(counters.wall_time());
+            assert_eq!(counters.groups().len(), 1);
+        }
+    }
+}

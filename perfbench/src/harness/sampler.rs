@@ -1,0 +1,443 @@
+//! The measuring engine behind [`Bencher`](super::Bencher): warm-up, the sample plan, overhead
+//! calibration and the samples of every measurement pass.
+//!
+//! # Method
+//! 1. **Warm-up**: the body runs with 1, 2, 4, ... iterations until the warm-up time is spent;
+//!    the last run gives the time per iteration.
+//! 2. **Plan**: `sample_size` samples share the measurement time (divided among passes).
+//!    Flat sampling gives every sample the same `n` iterations; linear sampling gives sample `i`
+//!    `(i + 1) * d` iterations.
+//! 3. **Passes**: one per counter group (counters the PMU cannot hold at once are measured in
+//!    separate passes); `wall-time` is measured in the first pass.
+//! 4. **Calibration**: before the samples of a pass, the *same* bracket runs with an empty body
+//!    and the same iteration counts; the median of those readings is each counter's overhead
+//!    and is subtracted from every sample. The loop, the reads and the clock are therefore
+//!    cancelled, and an empty benchmark reads ~0 of everything.
+//! 5. **Samples**: `(delta - overhead) / n` per counter, scaled by `enabled / running` when the
+//!    group was multiplexed (and flagged).
+
+use std::fmt;
+
+use crate::counters::{wall_time_ns, CounterError, Counters, Group, Reading, Source};
+
+/// Sampling settings for one benchmark.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// Samples per pass.
+    pub sample_size: u32,
+    /// Warm-up, nanoseconds.
+    pub warm_up_ns: u64,
+    /// Measurement time (all passes together), nanoseconds.
+    pub measurement_ns: u64,
+    /// Linear sampling (`(i + 1) * d` iterations) instead of flat.
+    pub linear: bool,
+}
+
+/// Calibration readings per pass.
+const CALIBRATION_RUNS: usize = 21;
+
+/// The bracket around measured code: reads the pass's counter group and the clock at
+/// [`Meter::start`] and again at [`Meter::stop`], and adds up the differences.
+pub struct Meter<'a> {
+    group: Option<&'a mut Group>,
+    wall: bool,
+    begin: Reading,
+    end: Reading,
+    begin_ns: u64,
+    acc: Vec<u64>,
+    acc_ns: u64,
+    acc_enabled: u64,
+    acc_running: u64,
+    pairs: u64,
+    error: Option<CounterError>,
+}
+
+impl fmt::Debug for Meter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Meter")
+            .field("pairs", &self.pairs)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Meter<'a> {
+    fn new(group: Option<&'a mut Group>, wall: bool) -> Meter<'a> {
+        let n = group.as_ref().map_or(0, |g| g.len());
+        Meter {
+            group,
+            wall,
+            begin: Reading::with_len(n),
+            end: Reading::with_len(n),
+            begin_ns: 0,
+            acc: vec![0; n],
+            acc_ns: 0,
+            acc_enabled: 0,
+            acc_running: 0,
+            pairs: 0,
+            error: None,
+        }
+    }
+
+    /// A meter that reads nothing (smoke tests and warm-up).
+    pub(crate) fn idle() -> Meter<'static> {
+        Meter::new(None, false)
+    }
+
+    fn clear(&mut self) {
+        self.acc.iter_mut().for_each(|v| *v = 0);
+        self.acc_ns = 0;
+        self.acc_enabled = 0;
+        self.acc_running = 0;
+        self.pairs = 0;
+    }
+
+    /// Starts a measured stretch: reads the counters, then the clock.
+    #[inline(always)]
+    pub fn start(&mut self) {
+        if let Some(group) = self.group.as_deref_mut() {
+            if let Err(e) = group.read(&mut self.begin) {
+                self.error.get_or_insert(e);
+            }
+        }
+        if self.wall {
+            self.begin_ns = wall_time_ns();
+        }
+    }
+
+    /// Ends a measured stretch: reads the clock, then the counters, and adds the differences.
+    #[inline(always)]
+    pub fn stop(&mut self) {
+        if self.wall {
+            self.acc_ns += wall_time_ns().wrapping_sub(self.begin_ns);
+        }
+        if let Some(group) = self.group.as_deref_mut() {
+            if let Err(e) = group.read(&mut self.end) {
+                self.error.get_or_insert(e);
+            }
+            for ((acc, end), begin) in self
+                .acc
+                .iter_mut()
+                .zip(&self.end.values)
+                .zip(&self.begin.values)
+            {
+                *acc = acc.wrapping_add(end.wrapping_sub(*begin));
+            }
+            self.acc_enabled += self.end.time_enabled.wrapping_sub(self.begin.time_enabled);
+            self.acc_running += self.end.time_running.wrapping_sub(self.begin.time_running);
+        }
+        self.pairs += 1;
+    }
+
+    /// The accumulated differences: the group's members, then wall time when measured; plus
+    /// whether the group was multiplexed during them.
+    fn totals(&self) -> (Vec<f64>, bool) {
+        let multiplexed = self.acc_running < self.acc_enabled;
+        let scale = if multiplexed && self.acc_running > 0 {
+            self.acc_enabled as f64 / self.acc_running as f64
+        } else {
+            1.0
+        };
+        let mut v: Vec<f64> = self.acc.iter().map(|&x| x as f64 * scale).collect();
+        if self.wall {
+            v.push(self.acc_ns as f64);
+        }
+        (v, multiplexed)
+    }
+}
+
+/// Code the sampler runs `n` times inside a [`Meter`].
+pub(crate) trait Body {
+    /// Runs `n` iterations, bracketing what counts with `meter`.
+    fn run(&mut self, n: u64, meter: &mut Meter<'_>);
+
+    /// `true` for a calibration body that brackets once whatever `n` is: its overhead is per
+    /// start/stop pair, not per sample.
+    fn per_pair(&self) -> bool {
+        false
+    }
+}
+
+/// One counter's samples.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Samples {
+    pub name: String,
+    pub unit: &'static str,
+    pub source: Source,
+    pub multiplexed: bool,
+    pub per_iteration: Vec<f64>,
+    pub iterations: Vec<u64>,
+    pub overhead: f64,
+}
+
+/// What a measured benchmark produced, counters in the order requested.
+pub(crate) type Measured = Vec<Samples>;
+
+/// Runs the plan for one benchmark.
+pub struct Sampler {
+    counters: Counters,
+    plan: Plan,
+    result: Option<Result<Measured, String>>,
+    /// Called with (pass, passes) as each pass starts.
+    on_pass: Option<Box<dyn FnMut(usize, usize)>>,
+}
+
+impl fmt::Debug for Sampler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sampler")
+            .field("plan", &self.plan)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Sampler {
+    pub(crate) fn new(counters: Counters, plan: Plan) -> Sampler {
+        Sampler {
+            counters,
+            plan,
+            result: None,
+            on_pass: None,
+        }
+    }
+
+    pub(crate) fn on_pass(&mut self, f: impl FnMut(usize, usize) + 'static) {
+        self.on_pass = Some(Box::new(f));
+    }
+
+    /// The result: `None` when the benchmark never called an `iter*` method.
+    pub(crate) fn take_result(&mut self) -> Option<Result<Measured, String>> {
+        self.result.take()
+    }
+
+    pub(crate) fn run(&mut self, body: &mut dyn Body, empty: &mut dyn Body) {
+        if self.result.is_some() {
+            self.result = Some(Err(
+                "the benchmark called Bencher::iter* more than once; call exactly one".to_owned(),
+            ));
+            return;
+        }
+        self.result = Some(self.measure(body, empty).map_err(|e| e.to_string()));
+    }
+
+    fn measure(
+        &mut self,
+        body: &mut dyn Body,
+        empty: &mut dyn Body,
+    ) -> Result<Measured, CounterError> {
+        let ns_per_iter = warm_up(body, self.plan.warm_up_ns);
+        let passes = self.counters.groups().len().max(1);
+        let iterations = plan_iterations(&self.plan, ns_per_iter, passes);
+        let wall = self.counters.wall_time();
+        let mut out: Vec<Samples> = Vec::new();
+        for pass in 0..passes {
+            if let Some(f) = self.on_pass.as_mut() {
+                f(pass, passes);
+            }
+            let pass_wall = wall && pass == 0;
+            let mut group = self.counters.groups_mut().get_mut(pass);
+            let mut columns: Vec<(String, &'static str, Source)> = Vec::new();
+            if let Some(g) = group.as_deref_mut() {
+                g.reset()?;
+                g.enable()?;
+                for e in g.events() {
+                    columns.push((e.name.clone(), e.unit(), g.source()));
+                }
+            }
+            if pass_wall {
+                columns.push((crate::events::WALL_TIME.to_owned(), "ns", Source::Clock));
+            }
+            let measured = run_pass(group.as_deref_mut(), pass_wall, body, empty, &iterations);
+            if let Some(g) = group {
+                g.disable()?;
+            }
+            let (values, multiplexed, overheads) = measured?;
+            for (c, (name, unit, source)) in columns.into_iter().enumerate() {
+                out.push(Samples {
+                    name,
+                    unit,
+                    source,
+                    multiplexed: multiplexed[c],
+                    per_iteration: values.iter().map(|v| v[c]).collect(),
+                    iterations: iterations.clone(),
+                    overhead: overheads[c],
+                });
+            }
+        }
+        // Report in the order the user asked for.
+        let order: Vec<&str> = self
+            .counters
+            .events()
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        out.sort_by_key(|s| {
+            order
+                .iter()
+                .position(|n| *n == s.name)
+                .unwrap_or(usize::MAX)
+        });
+        Ok(out)
+    }
+}
+
+type PassValues = (Vec<Vec<f64>>, Vec<bool>, Vec<f64>);
+
+fn run_pass(
+    group: Option<&mut Group>,
+    wall: bool,
+    body: &mut dyn Body,
+    empty: &mut dyn Body,
+    iterations: &[u64],
+) -> Result<PassValues, CounterError> {
+    let mut meter = Meter::new(group, wall);
+    let columns = meter.acc.len() + usize::from(wall);
+    // Calibration at the smallest and largest iteration counts (the same count for flat
+    // sampling); the overhead of other counts is interpolated linearly.
+    let (n_lo, n_hi) = (
+        *iterations.iter().min().unwrap_or(&1),
+        *iterations.iter().max().unwrap_or(&1),
+    );
+    let per_pair = empty.per_pair();
+    let mut calibrate = |n: u64| -> Vec<f64> {
+        let mut runs: Vec<Vec<f64>> = vec![Vec::with_capacity(CALIBRATION_RUNS); columns];
+        for _ in 0..CALIBRATION_RUNS {
+            meter.clear();
+            empty.run(n, &mut meter);
+            let (v, _) = meter.totals();
+            for (c, x) in v.into_iter().enumerate() {
+                runs[c].push(x);
+            }
+        }
+        runs.into_iter().map(median).collect()
+    };
+    let lo = calibrate(n_lo);
+    let hi = if n_hi != n_lo && !per_pair {
+        calibrate(n_hi)
+    } else {
+        lo.clone()
+    };
+    let mut values = Vec::with_capacity(iterations.len());
+    let mut multiplexed = vec![false; columns];
+    for &n in iterations {
+        meter.clear();
+        body.run(n, &mut meter);
+        let (totals, mux) = meter.totals();
+        let pairs = meter.pairs.max(1) as f64;
+        let row: Vec<f64> = totals
+            .iter()
+            .enumerate()
+            .map(|(c, &t)| {
+                let overhead = if per_pair {
+                    lo[c] * pairs
+                } else if n_hi == n_lo {
+                    lo[c]
+                } else {
+                    lo[c] + (hi[c] - lo[c]) * (n - n_lo) as f64 / (n_hi - n_lo) as f64
+                };
+                (t - overhead) / n as f64
+            })
+            .collect();
+        if mux {
+            multiplexed[..meter.acc.len()]
+                .iter_mut()
+                .for_each(|m| *m = true);
+        }
+        values.push(row);
+    }
+    if let Some(e) = meter.error.take() {
+        return Err(e);
+    }
+    Ok((values, multiplexed, lo))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Runs the body with doubling iteration counts until `budget_ns` is spent; returns the last
+/// run's nanoseconds per iteration (at least 0.01 ns).
+fn warm_up(body: &mut dyn Body, budget_ns: u64) -> f64 {
+    let mut meter = Meter::idle();
+    let start = wall_time_ns();
+    let mut n = 1u64;
+    loop {
+        let t0 = wall_time_ns();
+        body.run(n, &mut meter);
+        let dt = wall_time_ns().saturating_sub(t0);
+        let per = (dt as f64 / n as f64).max(0.01);
+        if wall_time_ns().saturating_sub(start) >= budget_ns || n >= 1 << 40 {
+            return per;
+        }
+        n = n.saturating_mul(2);
+    }
+}
+
+/// Iterations per sample for the plan, given the warm-up's time per iteration.
+pub(crate) fn plan_iterations(plan: &Plan, ns_per_iter: f64, passes: usize) -> Vec<u64> {
+    let samples = u64::from(plan.sample_size.max(2));
+    let budget = plan.measurement_ns as f64 / passes.max(1) as f64;
+    let per_iter = ns_per_iter.max(0.01);
+    if plan.linear {
+        // d * (1 + 2 + ... + S) iterations in all.
+        let total = samples * (samples + 1) / 2;
+        let d = (budget / (per_iter * total as f64)).ceil().max(1.0) as u64;
+        (1..=samples).map(|i| i * d).collect()
+    } else {
+        let n = (budget / (per_iter * samples as f64)).ceil().max(1.0) as u64;
+        vec![n; samples as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(linear: bool) -> Plan {
+        Plan {
+            sample_size: 10,
+            warm_up_ns: 1_000_000,
+            measurement_ns: 1_000_000_000,
+            linear,
+        }
+    }
+
+    #[test]
+    fn flat_plan_spends_the_budget() {
+        let it = plan_iterations(&plan(false), 100.0, 1);
+        assert_eq!(it.len(), 10);
+        assert!(it.iter().all(|&n| n == 1_000_000));
+        let two_passes = plan_iterations(&plan(false), 100.0, 2);
+        assert_eq!(two_passes[0], 500_000);
+    }
+
+    #[test]
+    fn linear_plan_grows_by_d() {
+        let it = plan_iterations(&plan(true), 100.0, 1);
+        assert_eq!(it.len(), 10);
+        let d = it[0];
+        assert!(it.iter().enumerate().all(|(i, &n)| n == d * (i as u64 + 1)));
+        let total: u64 = it.iter().sum();
+        assert!((total as f64 * 100.0) >= 1e9 * 0.99);
+    }
+
+    #[test]
+    fn slow_bodies_get_one_iteration() {
+        let it = plan_iterations(&plan(false), 1e12, 1);
+        assert!(it.iter().all(|&n| n == 1));
+    }
+
+    #[test]
+    fn median_of_even_and_odd() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(vec![]), 0.0);
+    }
+}
