@@ -9,9 +9,10 @@
 //!    `(i + 1) * d` iterations.
 //! 3. **Passes**: one per counter group (counters the PMU cannot hold at once are measured in
 //!    separate passes); `wall-time` is measured in the first pass.
-//! 4. **Calibration**: before the samples of a pass, the *same* bracket runs with an empty body
-//!    and the same iteration counts; the median of those readings is each counter's overhead
-//!    and is subtracted from every sample. The loop, the reads and the clock are therefore
+//! 4. **Calibration**: before each sample of a pass (and a few times up front), the *same*
+//!    bracket runs with an empty body and the same iteration count; the median of those
+//!    readings (a least-squares line in the iteration count, for linear sampling) is each
+//!    counter's overhead and is subtracted from every sample. The loop, the reads and the clock are therefore
 //!    cancelled, and an empty benchmark reads ~0 of everything.
 //! 5. **Samples**: `(delta - overhead) / n` per counter, scaled by `enabled / running` when the
 //!    group was multiplexed (and flagged).
@@ -33,7 +34,7 @@ pub struct Plan {
     pub linear: bool,
 }
 
-/// Calibration readings per pass.
+/// Calibration readings per pass, at least.
 const CALIBRATION_RUNS: usize = 21;
 
 /// The bracket around measured code: reads the pass's counter group and the clock at
@@ -290,63 +291,92 @@ fn run_pass(
 ) -> Result<PassValues, CounterError> {
     let mut meter = Meter::new(group, wall);
     let columns = meter.acc.len() + usize::from(wall);
-    // Calibration at the smallest and largest iteration counts (the same count for flat
-    // sampling); the overhead of other counts is interpolated linearly.
-    let (n_lo, n_hi) = (
-        *iterations.iter().min().unwrap_or(&1),
-        *iterations.iter().max().unwrap_or(&1),
-    );
     let per_pair = empty.per_pair();
-    let mut calibrate = |n: u64| -> Vec<f64> {
-        let mut runs: Vec<Vec<f64>> = vec![Vec::with_capacity(CALIBRATION_RUNS); columns];
-        for _ in 0..CALIBRATION_RUNS {
-            meter.clear();
-            empty.run(n, &mut meter);
-            let (v, _) = meter.totals();
-            for (c, x) in v.into_iter().enumerate() {
-                runs[c].push(x);
-            }
-        }
-        runs.into_iter().map(median).collect()
+    // Calibration runs are interleaved with the samples (one before each, plus a few up
+    // front), so drift of the machine affects both alike.
+    let extra = CALIBRATION_RUNS.saturating_sub(iterations.len());
+    let mut calibration: Vec<(u64, Vec<f64>)> = Vec::with_capacity(iterations.len() + extra);
+    let mut calibrate = |meter: &mut Meter<'_>, n: u64| {
+        meter.clear();
+        empty.run(n, meter);
+        calibration.push((n, meter.totals().0));
     };
-    let lo = calibrate(n_lo);
-    let hi = if n_hi != n_lo && !per_pair {
-        calibrate(n_hi)
-    } else {
-        lo.clone()
-    };
-    let mut values = Vec::with_capacity(iterations.len());
+    for i in 0..extra {
+        calibrate(&mut meter, iterations[i % iterations.len().max(1)]);
+    }
+    let mut totals = Vec::with_capacity(iterations.len());
     let mut multiplexed = vec![false; columns];
     for &n in iterations {
+        calibrate(&mut meter, n);
         meter.clear();
         body.run(n, &mut meter);
-        let (totals, mux) = meter.totals();
-        let pairs = meter.pairs.max(1) as f64;
-        let row: Vec<f64> = totals
-            .iter()
-            .enumerate()
-            .map(|(c, &t)| {
-                let overhead = if per_pair {
-                    lo[c] * pairs
-                } else if n_hi == n_lo {
-                    lo[c]
-                } else {
-                    lo[c] + (hi[c] - lo[c]) * (n - n_lo) as f64 / (n_hi - n_lo) as f64
-                };
-                (t - overhead) / n as f64
-            })
-            .collect();
+        let (t, mux) = meter.totals();
         if mux {
             multiplexed[..meter.acc.len()]
                 .iter_mut()
                 .for_each(|m| *m = true);
         }
-        values.push(row);
+        totals.push((t, meter.pairs.max(1)));
     }
     if let Some(e) = meter.error.take() {
         return Err(e);
     }
-    Ok((values, multiplexed, lo))
+    let overhead = Overhead::fit(&calibration, columns);
+    let values = iterations
+        .iter()
+        .zip(&totals)
+        .map(|(&n, (t, pairs))| {
+            t.iter()
+                .enumerate()
+                .map(|(c, &x)| {
+                    let o = if per_pair {
+                        overhead.at(c, 1) * *pairs as f64
+                    } else {
+                        overhead.at(c, n)
+                    };
+                    (x - o) / n as f64
+                })
+                .collect()
+        })
+        .collect();
+    let reported = (0..columns)
+        .map(|c| overhead.at(c, iterations.first().copied().unwrap_or(1)))
+        .collect();
+    Ok((values, multiplexed, reported))
+}
+
+/// Each counter's bracket overhead as a function of the iteration count: the median of the
+/// calibration runs when they all used one count (flat sampling), a least-squares line
+/// `a + b * n` through them otherwise (linear sampling).
+struct Overhead {
+    lines: Vec<(f64, f64)>,
+}
+
+impl Overhead {
+    fn fit(runs: &[(u64, Vec<f64>)], columns: usize) -> Overhead {
+        let flat = runs.windows(2).all(|w| w[0].0 == w[1].0);
+        let lines = (0..columns)
+            .map(|c| {
+                let ys: Vec<f64> = runs.iter().map(|(_, v)| v[c]).collect();
+                if flat {
+                    return (median(ys), 0.0);
+                }
+                let xs: Vec<f64> = runs.iter().map(|(n, _)| *n as f64).collect();
+                let k = xs.len() as f64;
+                let (mx, my) = (xs.iter().sum::<f64>() / k, ys.iter().sum::<f64>() / k);
+                let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+                let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+                let b = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+                (my - b * mx, b)
+            })
+            .collect();
+        Overhead { lines }
+    }
+
+    fn at(&self, column: usize, n: u64) -> f64 {
+        let (a, b) = self.lines[column];
+        a + b * n as f64
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -439,5 +469,30 @@ mod tests {
         assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
         assert_eq!(median(vec![]), 0.0);
+    }
+}
+
+#[cfg(test)]
+mod overhead_tests {
+    use super::*;
+
+    #[test]
+    fn flat_overhead_is_the_median() {
+        let runs: Vec<(u64, Vec<f64>)> = [5.0, 1.0, 3.0, 100.0, 2.0]
+            .iter()
+            .map(|&v| (10, vec![v]))
+            .collect();
+        let o = Overhead::fit(&runs, 1);
+        assert_eq!(o.at(0, 10), 3.0);
+    }
+
+    #[test]
+    fn linear_overhead_is_a_line_in_n() {
+        let runs: Vec<(u64, Vec<f64>)> = (1..=5)
+            .map(|n| (n * 10, vec![7.0 + 2.0 * (n * 10) as f64]))
+            .collect();
+        let o = Overhead::fit(&runs, 1);
+        assert!((o.at(0, 0) - 7.0).abs() < 1e-9);
+        assert!((o.at(0, 100) - 207.0).abs() < 1e-9);
     }
 }

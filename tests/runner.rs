@@ -1,0 +1,182 @@
+//! The runner as a user sees it: benchmarks registered in this test binary are run in-process
+//! with real command lines, and the JSON report they write is read back.
+//!
+//! One `#[test]` drives every scenario in turn, so no two measurements share the machine's two
+//! cores with each other.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use perfbench::harness::{cli, runner};
+use perfbench::report::json::{from_json, ReportFile};
+use perfbench::sys::AnonMapping;
+use perfbench::{perfbench, Bencher};
+
+const PAGES: [usize; 3] = [1, 16, 64];
+
+/// Touches K fresh pages per iteration; mapping and unmapping are outside the bracket.
+#[perfbench(args = [1, 16, 64], counters = ["page-faults", "wall-time"], sample_size = 20, measurement_time = 0.2, warm_up_time = 0.05)]
+fn touch_pages(b: &mut Bencher, pages: usize) {
+    b.iter_batched(
+        || AnonMapping::new(pages).expect("mmap"),
+        |mut m| {
+            m.touch_every_page();
+            m
+        },
+    );
+}
+
+/// Nothing at all: calibration must bring every counter to ~0.
+#[perfbench(counters = ["page-faults", "context-switches", "wall-time"], sample_size = 50, measurement_time = 0.3, warm_up_time = 0.05)]
+fn empty(b: &mut Bencher) {
+    b.iter(|| ());
+}
+
+#[perfbench(sample_size = 10, measurement_time = 0.05, warm_up_time = 0.01)]
+fn panics() {
+    panic!("deliberate panic in a benchmark");
+}
+
+#[perfbench(sample_size = 10, measurement_time = 0.05, warm_up_time = 0.01)]
+fn after_the_panic(b: &mut Bencher) {
+    b.iter(|| std::hint::black_box(3u64).pow(3));
+}
+
+#[perfbench(ignore)]
+fn ignored_one() {}
+
+fn suite() -> &'static str {
+    "runner"
+}
+
+fn run(args: &[&str]) -> ExitCode {
+    let parsed = cli::parse(
+        suite(),
+        std::iter::once("runner").chain(args.iter().copied()),
+    )
+    .expect("valid command line");
+    runner::run(suite(), &parsed)
+}
+
+fn json_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "perfbench-runner-{}-{name}.json",
+        std::process::id()
+    ))
+}
+
+fn read_report(path: &PathBuf) -> ReportFile {
+    let text = std::fs::read_to_string(path).expect("report written");
+    let _ = std::fs::remove_file(path);
+    from_json(&text).expect("report parses")
+}
+
+#[test]
+fn runner_scenarios() {
+    listing();
+    page_faults_are_exact_per_iteration();
+    an_empty_body_reads_zero();
+    a_panic_is_reported_and_the_suite_goes_on();
+    smoke_test_mode_runs_every_body_once();
+}
+
+fn listing() {
+    let planned = runner::planned(suite());
+    let ids: Vec<&str> = planned.iter().map(|p| p.id.as_str()).collect();
+    for id in [
+        "runner/touch_pages/1",
+        "runner/touch_pages/16",
+        "runner/touch_pages/64",
+        "runner/empty",
+        "runner/panics",
+        "runner/ignored_one",
+    ] {
+        assert!(ids.contains(&id), "{id} registered: {ids:?}");
+    }
+    assert_eq!(run(&["--list"]), ExitCode::SUCCESS);
+}
+
+fn page_faults_are_exact_per_iteration() {
+    let path = json_path("pages");
+    let code = run(&["--bench", "touch_pages", "--json", path.to_str().unwrap()]);
+    assert_eq!(code, ExitCode::SUCCESS);
+    let report = read_report(&path);
+    for k in PAGES {
+        let b = report
+            .bench(&format!("runner/touch_pages/{k}"))
+            .expect("benchmark in report");
+        let pf = b.counter("page-faults").expect("page-faults measured");
+        assert_eq!(pf.per_iteration.len(), 20);
+        for v in &pf.per_iteration {
+            assert_eq!(*v, k as f64, "exactly {k} page-faults per iteration");
+        }
+        let e = pf.estimate.as_ref().unwrap();
+        assert_eq!((e.mean, e.stddev), (k as f64, 0.0));
+        assert_eq!(b.counter("wall-time").unwrap().source.as_str(), "clock");
+    }
+}
+
+fn an_empty_body_reads_zero() {
+    let path = json_path("empty");
+    let code = run(&[
+        "--bench",
+        "runner/empty",
+        "--exact",
+        "--json",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, ExitCode::SUCCESS);
+    let report = read_report(&path);
+    let b = report.bench("runner/empty").unwrap();
+    let pf = b.counter("page-faults").unwrap();
+    assert!(
+        pf.per_iteration.iter().all(|v| *v == 0.0),
+        "{:?}",
+        pf.per_iteration
+    );
+    let wall = b.counter("wall-time").unwrap().estimate.clone().unwrap();
+    // Calibration subtracts the loop and the clock: what is left is noise around zero. The
+    // issue's bound (1 ns) holds for optimised code, which CI checks with
+    // `cargo test --release --test runner`; an unoptimised empty loop costs several ns per
+    // iteration, and the noise of the shared VM scales with it.
+    let bound = if cfg!(debug_assertions) { 10.0 } else { 1.0 };
+    assert!(
+        wall.median.abs() <= bound,
+        "empty body: {} ns per iteration after calibration (bound {bound} ns)",
+        wall.median
+    );
+}
+
+fn a_panic_is_reported_and_the_suite_goes_on() {
+    let path = json_path("panic");
+    let code = run(&[
+        "--bench",
+        "runner/",
+        "--json",
+        path.to_str().unwrap(),
+        "--counters",
+        "wall-time",
+    ]);
+    // A panicking benchmark makes the process exit 1 ...
+    assert_eq!(code, ExitCode::from(1));
+    let report = read_report(&path);
+    let p = report
+        .bench("runner/panics")
+        .expect("panicked benchmark is in the report");
+    assert!(
+        matches!(&p.outcome, perfbench::harness::result::Outcome::Panicked(m) if m.contains("deliberate"))
+    );
+    // ... after the rest of the suite ran.
+    let after = report
+        .bench("runner/after_the_panic")
+        .expect("suite went on");
+    assert!(after.counter("wall-time").unwrap().estimate.is_some());
+    // Ignored benchmarks are skipped unless asked for.
+    assert!(report.bench("runner/ignored_one").is_none());
+}
+
+fn smoke_test_mode_runs_every_body_once() {
+    // `cargo test --benches` passes no --bench: every body runs once; the panic fails it.
+    assert_eq!(run(&["after_the_panic"]), ExitCode::SUCCESS);
+    assert_eq!(run(&["runner/panics"]), ExitCode::from(1));
+}
