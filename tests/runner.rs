@@ -134,7 +134,7 @@ fn an_empty_body_reads_zero() {
         "{:?}",
         pf.per_iteration
     );
-    let wall = b.counter("wall-time").unwrap().estimate.clone().unwrap();
+    let wall = b.counter("wall-time").unwrap().estimate.unwrap();
     // Calibration subtracts the loop and the clock: what is left is noise around zero. The
     // issue's bound (1 ns) holds for optimised code, which CI checks with
     // `cargo test --release --test runner`; an unoptimised empty loop costs several ns per

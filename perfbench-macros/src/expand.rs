@@ -11,6 +11,15 @@
 //! };
 //! ```
 //!
+//! Spans and `#![forbid(unsafe_code)]`: linkme turns the static into a `#[used]
+//! #[link_section]` item with an `unsafe` type check, which the `unsafe_code` lint would report
+//! in the user's crate if those tokens carried the user's spans. They don't: they are written
+//! by linkme's own macros, and everything generated here has the call-site span except what
+//! must point into the user's code (the function's name, `args` values, the `Copy` check), so
+//! rustc treats the registration as another crate's macro output and lints none of it. Keep it
+//! that way: never `quote_spanned!` a user span onto the static or its attributes
+//! (`tests/attr_forbid_unsafe.rs` checks this).
+//!
 //! [`Entry`]: https://docs.rs/perfbench/latest/perfbench/harness/entry/struct.Entry.html
 
 use proc_macro2::{Ident, Span, TokenStream};
