@@ -195,7 +195,8 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         },
     };
     let (defaults, note) = default_events(&sysfs, machine);
-    if args.counters.is_none() {
+    let uses_defaults = chosen.iter().any(|p| p.entry.options.counters.is_none());
+    if args.counters.is_none() && uses_defaults {
         if let Some(note) = &note {
             eprintln!("note: {note}");
         }

@@ -5,7 +5,8 @@
 //! `items`, `minimum` and local `$ref`s (`#/$defs/NAME`), with the standard semantics (object
 //! keywords apply only to objects, `integer` is any number without a fraction). It rejects any
 //! other keyword, so the schema cannot silently use something this test does not check. The
-//! `jsonschema` crate would do the same at the cost of ~60 dependency crates in dev builds.
+//! `jsonschema` crate would do the same at the cost of 64 more crates in dev builds (140 with
+//! its default features).
 
 use super::json::tests::synthetic_suite;
 use super::json::to_json;
