@@ -1311,6 +1311,44 @@ mod guest {
                 return;
             }
         };
+        // The realistic `cargo bench` path: no --counters. The defaults keep the hardware
+        // counters this PMU has (it lacks `branches`), so `instructions` is measured via mrs.
+        let defaults_json = "/tmp/perfbench-defaults.json";
+        let defaults = std::process::Command::new(path)
+            .args(["--bench", "--sample-size", "10", "--warm-up-time", "0.01"])
+            .args([
+                "--measurement-time",
+                "0.05",
+                "--format",
+                "terse",
+                "--json",
+                defaults_json,
+                "arm64/add_4",
+            ])
+            .env("CARGO_TARGET_DIR", "/tmp/target")
+            .env("NO_COLOR", "1")
+            .output();
+        if let Ok(o) = &defaults {
+            println!("default counters ($ {path} --bench ... arm64/add_4):");
+            print!("{}", String::from_utf8_lossy(&o.stderr));
+            print!("{}", String::from_utf8_lossy(&o.stdout));
+        }
+        let default_report = std::fs::read_to_string(defaults_json)
+            .ok()
+            .and_then(|t| perfbench::report::json::from_json(&t).ok());
+        let instructions = default_report
+            .as_ref()
+            .and_then(|r| r.bench("arm64/add_4"))
+            .and_then(|b| b.counter("instructions").cloned());
+        c.check(
+            instructions.as_ref().is_some_and(|i| {
+                i.source == Source::Mrs && i.per_iteration.iter().all(|v| *v == 4.0)
+            }),
+            format_args!(
+                "default counters include instructions via mrs, exactly 4 per iteration of add_4: {:?}",
+                instructions.as_ref().map(|i| (i.source, i.per_iteration.clone()))
+            ),
+        );
         for k in [1u64, 2, 4, 16, 64] {
             let id = format!("arm64/add_{k}");
             let Some(bench) = report.bench(&id) else {

@@ -7,20 +7,23 @@
 # 2. fetches, with `apt-get download` + `dpkg -x` into a private cache (nothing is installed
 #    system-wide), the Debian arm64 cloud kernel, busybox-static:arm64 and the rustc-web/cargo-web
 #    toolchain with libstd-rust-web-dev:arm64;
-# 3. cross-builds the static aarch64 example `arm64_guest` from this workspace;
-# 4. packs an initramfs (busybox + .ci/arm64/init.sh + the test);
+# 3. cross-builds the static aarch64 examples `arm64_guest` (the test) and `arm64_suite` (a
+#    perfbench::main!() suite the test runs) from this workspace;
+# 4. packs an initramfs (busybox + .ci/arm64/init.sh + the two binaries);
 # 5. boots `qemu-system-aarch64 -icount shift=0 -smp 1` (exact instruction counts) under a time
-#    limit, PERFBENCH_ARM64_BOOTS times per emulated CPU model (`max`: PMUv3p5, 64-bit counters;
-#    `cortex-a72`: PMUv3, 64-bit counters refused), and exits with the test's status. Lines the
-#    guest prints starting with `FIGURE ` must be identical on every boot of a CPU model (counts
-#    are deterministic).
+#    limit: `-cpu max` (PMUv3p5: 64-bit counters) twice, `-cpu cortex-a72` (PMUv3: 64-bit
+#    counters refused) once, and exits with the test's status. Lines the guest prints starting
+#    with `FIGURE ` must be identical on every boot of a CPU model (counts are deterministic).
+# See .ci/arm64/README.md for what the guest test asserts.
 #
 # Environment:
 #   PERFBENCH_ARM64_CACHE    cache dir (default ~/.cache/perfbench-arm64; outside the clone on
 #                            purpose: CI clones fresh). Entries are keyed by package version.
-#   PERFBENCH_ARM64_BOOTS    boots per CPU model, compared with each other (default 2)
-#   PERFBENCH_ARM64_VARIANTS `CPU|GUEST ARGS` items separated by `;` (default: max with
-#                            --expect-long=supported; cortex-a72 with --expect-long=eopnotsupp)
+#   PERFBENCH_ARM64_BOOTS    boots of a CPU model without its own count, compared with each
+#                            other (default 2)
+#   PERFBENCH_ARM64_VARIANTS `CPU|GUEST ARGS[|BOOTS]` items separated by `;` (default: max with
+#                            --expect-long=supported, BOOTS times; cortex-a72 with
+#                            --expect-long=eopnotsupp, once)
 #   PERFBENCH_ARM64_TIMEOUT  seconds per boot before the guest counts as hung (default 600)
 #   PERFBENCH_ARM64_ARGS     extra arguments passed to the guest test on every boot
 #   PERFBENCH_ARM64_EXAMPLE  example to run in the guest (default arm64_guest)
@@ -28,6 +31,9 @@
 #                            `--suite=` (default arm64_suite; empty: none)
 #   PERFBENCH_ARM64_LIB_TESTS 1: also cross-build perfbench's unit tests and run them (with the
 #                            #[ignore]d hardware tests) in one more boot, perf_user_access=1
+#   PERFBENCH_ARM64_CLIPPY   1: also run Debian's clippy (rust-web-clippy, same version as rustc-web)
+#                            on the workspace for aarch64, `--all-targets -D warnings`: the only
+#                            lint of aarch64-only code (counters/arch/aarch64.rs, the guest test)
 #   PERFBENCH_ARM64_KERNEL   kernel package (default: newest linux-image-*-cloud-arm64-unsigned)
 #   PERFBENCH_ARM64_REFRESH  1: refresh the private package lists even if they are recent
 #
@@ -45,8 +51,9 @@ GUEST_ARGS=${PERFBENCH_ARM64_ARGS:-}
 EXAMPLE=${PERFBENCH_ARM64_EXAMPLE:-arm64_guest}
 SUITE=${PERFBENCH_ARM64_SUITE-arm64_suite}
 LIB_TESTS=${PERFBENCH_ARM64_LIB_TESTS:-0}
+CLIPPY=${PERFBENCH_ARM64_CLIPPY:-0}
 LIB_TEST_ARGS="--test-threads=1 --include-ignored counters:: sys:: events:: doctor::"
-VARIANTS=${PERFBENCH_ARM64_VARIANTS:-"max,pauth-impdef=on|--expect-long=supported;cortex-a72|--expect-long=eopnotsupp"}
+VARIANTS=${PERFBENCH_ARM64_VARIANTS:-"max,pauth-impdef=on|--expect-long=supported;cortex-a72|--expect-long=eopnotsupp|1"}
 LISTS_MAX_AGE_MIN=$((7 * 24 * 60))
 TARGET=aarch64-unknown-linux-gnu
 
@@ -240,6 +247,18 @@ if [ ! -f "$TC/.complete" ]; then
   for d in "$CACHE"/toolchain/*; do [ "$d" = "$TC" ] || rm -rf "$d"; done
 fi
 
+setup_clippy() {
+  rm -rf "$TMP/debs" "$TMP/clippy"
+  log "downloading rust-web-clippy $RUST_V"
+  fetch "rust-web-clippy:$HOST_ARCH=$RUST_V" || return 1
+  dpkg -x "$TMP"/debs/rust-web-clippy_*.deb "$TMP/clippy" || return 1
+  cp -a "$TMP/clippy/." "$TC/"
+  rm -rf "$TMP/debs" "$TMP/clippy"
+}
+if [ "$CLIPPY" = 1 ] && [ ! -x "$TC/usr/bin/clippy-driver" ]; then
+  with_retry setup_clippy || die "could not download rust-web-clippy $RUST_V"
+fi
+
 setup_kernel() {
   rm -rf "$TMP/debs" "$TMP/kernel"
   log "downloading $KERNEL_PKG $KERNEL_V"
@@ -297,6 +316,11 @@ cd "$ROOT"
 if ! cargo_web fetch --offline --target "$TARGET" >"$TMP/fetch.log" 2>&1; then
   log "fetching crates from the registry (CARGO_HOME=$CACHE/cargo-home)"
   cargo_web fetch --target "$TARGET" || die "cargo fetch failed (crates.io reachable?)"
+fi
+if [ "$CLIPPY" = 1 ]; then
+  log "clippy for $TARGET (rust-web-clippy $RUST_V)"
+  cargo_web clippy --offline --target "$TARGET" --workspace --all-targets -- -D warnings ||
+    die "clippy for $TARGET found problems (see above)"
 fi
 examples=(--example "$EXAMPLE")
 [ -z "$SUITE" ] || examples+=(--example "$SUITE")
@@ -378,10 +402,10 @@ v=0
 summary=()
 for variant in "${VARIANT_LIST[@]}"; do
   v=$((v + 1))
-  cpu=${variant%%|*}
-  vargs=
-  [ "$cpu" = "$variant" ] || vargs=${variant#*|}
-  for n in $(seq 1 "$BOOTS"); do
+  IFS='|' read -r cpu vargs vboots <<<"$variant"
+  vboots=${vboots:-$BOOTS}
+  case $vboots in *[!0-9]* | 0) die "variant '$variant': BOOTS must be a positive integer" ;; esac
+  for n in $(seq 1 "$vboots"); do
     boot "$v.$n" "$cpu" "$vargs${GUEST_ARGS:+ $GUEST_ARGS}"
     [ "$RC" = 0 ] || { log "FAIL: the guest test failed on -cpu $cpu (exit $RC)"; exit "$RC"; }
     grep -a '^FIGURE ' "$CACHE/work/boot-$v.$n.log" >"$CACHE/work/figures-$v.$n.txt" || true
@@ -390,7 +414,7 @@ for variant in "${VARIANT_LIST[@]}"; do
       exit 4
     fi
   done
-  summary+=("-cpu $cpu: $BOOTS boot(s), $(wc -l <"$CACHE/work/figures-$v.1.txt") identical FIGURE lines")
+  summary+=("-cpu $cpu: $vboots boot(s), $(wc -l <"$CACHE/work/figures-$v.1.txt") identical FIGURE lines")
 done
 if [ -n "$LIB_BIN" ]; then
   cpu=${VARIANT_LIST[0]%%|*}

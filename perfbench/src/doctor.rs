@@ -109,6 +109,7 @@ impl Machine {
             .find(|l| l.starts_with("model name") || l.starts_with("Model"))
             .and_then(|l| l.split_once(':'))
             .map(|(_, v)| v.trim().to_owned())
+            .or_else(|| arm_cpu_name(&cpuinfo))
             .unwrap_or_else(|| "unknown".to_owned());
         let hypervisor = cpuinfo
             .lines()
@@ -184,6 +185,31 @@ impl Machine {
             Some(p) => format!("{p} (perf_event_open is refused to unprivileged users)"),
         }
     }
+}
+
+/// arm64 `/proc/cpuinfo` has no model name: name the core by its implementer and part numbers.
+fn arm_cpu_name(cpuinfo: &str) -> Option<String> {
+    let field = |name: &str| {
+        cpuinfo
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_owned())
+    };
+    let implementer = field("CPU implementer")?;
+    let part = field("CPU part")?;
+    let vendor = match implementer.as_str() {
+        "0x41" => "Arm",
+        "0x51" => "Qualcomm",
+        "0x61" => "Apple",
+        "0xc0" => "Ampere",
+        "0x48" => "HiSilicon",
+        "0x4e" => "NVIDIA",
+        _ => "arm64",
+    };
+    Some(format!(
+        "{vendor} core (implementer {implementer}, part {part})"
+    ))
 }
 
 /// Explains a failed `perf_event_open` of `event` on the cached [`Machine`].
@@ -289,6 +315,14 @@ pub fn explain(errno: Errno, event: &Event, machine: &Machine) -> Explanation {
             ),
             "check the event's terms against `perfbench list`, remove modifiers, or measure fewer \
              events at once",
+        ),
+        libc::EOPNOTSUPP if event.perf().is_some_and(|p| p.config1 & 1 != 0) => Explanation::new(
+            format!(
+                "`{}` asks for 64-bit counters (`config1` bit 0, the `long` term), which need an \
+                 arm64 PMU with PMUv3p5",
+                event.name
+            ),
+            "drop the `long` term: perfbench handles 32-bit counter overflow exactly",
         ),
         libc::EOPNOTSUPP => Explanation::new(
             format!(
@@ -777,6 +811,17 @@ mod tests {
             seen.insert(e.reason);
         }
         assert!(seen.len() >= 12, "messages are distinct");
+    }
+
+    #[test]
+    fn arm64_cpus_are_named_by_implementer_and_part() {
+        let info =
+            "processor\t: 0\nBogoMIPS\t: 125.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd08\n";
+        assert_eq!(
+            arm_cpu_name(info).as_deref(),
+            Some("Arm core (implementer 0x41, part 0xd08)")
+        );
+        assert_eq!(arm_cpu_name("model name : x"), None);
     }
 
     #[test]

@@ -77,9 +77,12 @@ pub struct Entry {
 #[linkme(crate = crate::__private::linkme)]
 pub static BENCHMARKS: [Entry];
 
-/// The registered benchmarks, in a stable order (module path, then source line).
+/// The registered benchmarks, in a stable order (module path, file, source line, then name for
+/// functions generated on one line by a macro).
 pub fn registered() -> Vec<&'static Entry> {
     let mut v: Vec<&'static Entry> = BENCHMARKS.iter().collect();
-    v.sort_by(|a, b| (a.module_path, a.file, a.line).cmp(&(b.module_path, b.file, b.line)));
+    v.sort_by(|a, b| {
+        (a.module_path, a.file, a.line, a.name).cmp(&(b.module_path, b.file, b.line, b.name))
+    });
     v
 }
