@@ -4,6 +4,9 @@
 //! Exit codes: 0 success; 1 a benchmark panicked or failed; 2 usage or environment error.
 
 use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -208,7 +211,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     };
     let mut reporter = report::terminal::TerminalReporter::new(style);
     let mut results = Vec::new();
-    let progress = std::io::stderr().is_terminal() && args.format != Format::Json;
+    let bar = progress_bar(chosen.len() as u64);
     for p in &chosen {
         let events = match (&cli_events, p.entry.options.counters) {
             (Some(ev), _) => ev.clone(),
@@ -220,26 +223,25 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
                 Ok(ev) => ev,
                 Err(e) => {
                     let r = failed(p, format!("counters option: {e}"));
-                    print!("{}", reporter.bench_done(&r));
+                    bar.suspend(|| print!("{}", reporter.bench_done(&r)));
                     results.push(r);
                     continue;
                 }
             },
             (None, None) => defaults.clone(),
         };
-        if progress {
-            eprint!("\rmeasuring {} ...\x1b[K", p.id);
-        }
-        let r = measure_one(p, &events, &config, progress);
-        if progress {
-            eprint!("\r\x1b[K");
-        }
+        bar.set_message(p.id.clone());
+        let r = measure_one(p, &events, &config, &bar);
+        bar.inc(1);
         if args.format != Format::Json {
-            print!("{}", reporter.bench_done(&r));
-            let _ = std::io::stdout().flush();
+            bar.suspend(|| {
+                print!("{}", reporter.bench_done(&r));
+                let _ = std::io::stdout().flush();
+            });
         }
         results.push(r);
     }
+    bar.finish_and_clear();
     let suite_result = SuiteResult {
         suite: suite.to_owned(),
         perfbench_version: env!("CARGO_PKG_VERSION"),
@@ -360,7 +362,33 @@ fn open_available(
     }
 }
 
-fn measure_one(p: &Planned, events: &[Event], config: &RunConfig, progress: bool) -> BenchResult {
+/// The suite's progress bar on stderr: drawn only on a terminal (indicatif hides it otherwise),
+/// and only once the run has lasted a second.
+fn progress_bar(benchmarks: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(benchmarks), ProgressDrawTarget::hidden());
+    if std::io::stderr().is_terminal() {
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        let shown = bar.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(1));
+            if !shown.is_finished() {
+                shown.set_draw_target(ProgressDrawTarget::stderr());
+                shown.enable_steady_tick(Duration::from_millis(200));
+            }
+        });
+    }
+    bar
+}
+
+fn measure_one(
+    p: &Planned,
+    events: &[Event],
+    config: &RunConfig,
+    bar: &ProgressBar,
+) -> BenchResult {
     let (counters, dropped) = match open_available(events) {
         Ok(x) => x,
         Err(e) => return failed(p, e.to_string()),
@@ -371,11 +399,13 @@ fn measure_one(p: &Planned, events: &[Event], config: &RunConfig, progress: bool
             CounterError::Open { explanation, .. } => explanation.reason.clone(),
             other => other.to_string(),
         };
-        eprintln!(
-            "note: {}: not measuring {} here: {reason}",
-            p.id,
-            names.join(", ")
-        );
+        bar.suspend(|| {
+            eprintln!(
+                "note: {}: not measuring {} here: {reason}",
+                p.id,
+                names.join(", ")
+            )
+        });
     }
     let o = &p.entry.options;
     let plan = Plan {
@@ -386,14 +416,15 @@ fn measure_one(p: &Planned, events: &[Event], config: &RunConfig, progress: bool
     };
     let linear = plan.linear;
     let mut sampler = Sampler::new(counters, plan);
-    if progress {
-        let id = p.id.clone();
-        sampler.on_pass(move |pass, passes| {
-            if passes > 1 {
-                eprint!("\rmeasuring {id} (pass {}/{passes}) ...\x1b[K", pass + 1);
-            }
-        });
-    }
+    let (id, progress) = (p.id.clone(), bar.clone());
+    sampler.on_progress(move |at| {
+        let pass = if at.passes > 1 {
+            format!(" pass {}/{}", at.pass + 1, at.passes)
+        } else {
+            String::new()
+        };
+        progress.set_message(format!("{id}{pass}: sample {}/{}", at.sample, at.samples));
+    });
     let mut bencher = Bencher::measuring(sampler);
     let run = p.entry.run;
     let arg = p.arg;

@@ -170,6 +170,19 @@ pub(crate) struct Samples {
     pub overhead: f64,
 }
 
+/// Where a measurement is, for progress displays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// The current pass (0-based).
+    pub pass: usize,
+    /// Passes in all.
+    pub passes: usize,
+    /// Samples taken in this pass.
+    pub sample: usize,
+    /// Samples per pass.
+    pub samples: usize,
+}
+
 /// What a measured benchmark produced, counters in the order requested.
 pub(crate) type Measured = Vec<Samples>;
 
@@ -178,8 +191,8 @@ pub struct Sampler {
     counters: Counters,
     plan: Plan,
     result: Option<Result<Measured, String>>,
-    /// Called with (pass, passes) as each pass starts.
-    on_pass: Option<Box<dyn FnMut(usize, usize)>>,
+    /// Called as each pass starts and after each sample.
+    on_progress: Option<Box<dyn FnMut(Progress)>>,
 }
 
 impl fmt::Debug for Sampler {
@@ -196,12 +209,12 @@ impl Sampler {
             counters,
             plan,
             result: None,
-            on_pass: None,
+            on_progress: None,
         }
     }
 
-    pub(crate) fn on_pass(&mut self, f: impl FnMut(usize, usize) + 'static) {
-        self.on_pass = Some(Box::new(f));
+    pub(crate) fn on_progress(&mut self, f: impl FnMut(Progress) + 'static) {
+        self.on_progress = Some(Box::new(f));
     }
 
     /// The result: `None` when the benchmark never called an `iter*` method.
@@ -230,9 +243,17 @@ impl Sampler {
         let wall = self.counters.wall_time();
         let mut out: Vec<Samples> = Vec::new();
         for pass in 0..passes {
-            if let Some(f) = self.on_pass.as_mut() {
-                f(pass, passes);
-            }
+            let mut report = |sample: usize| {
+                if let Some(f) = self.on_progress.as_mut() {
+                    f(Progress {
+                        pass,
+                        passes,
+                        sample,
+                        samples: iterations.len(),
+                    });
+                }
+            };
+            report(0);
             let pass_wall = wall && pass == 0;
             let mut group = self.counters.groups_mut().get_mut(pass);
             let mut columns: Vec<(String, &'static str, Source)> = Vec::new();
@@ -246,7 +267,14 @@ impl Sampler {
             if pass_wall {
                 columns.push((crate::events::WALL_TIME.to_owned(), "ns", Source::Clock));
             }
-            let measured = run_pass(group.as_deref_mut(), pass_wall, body, empty, &iterations);
+            let measured = run_pass(
+                group.as_deref_mut(),
+                pass_wall,
+                body,
+                empty,
+                &iterations,
+                &mut report,
+            );
             if let Some(g) = group {
                 g.disable()?;
             }
@@ -288,6 +316,7 @@ fn run_pass(
     body: &mut dyn Body,
     empty: &mut dyn Body,
     iterations: &[u64],
+    progress: &mut dyn FnMut(usize),
 ) -> Result<PassValues, CounterError> {
     let mut meter = Meter::new(group, wall);
     let columns = meter.acc.len() + usize::from(wall);
@@ -306,7 +335,7 @@ fn run_pass(
     }
     let mut totals = Vec::with_capacity(iterations.len());
     let mut multiplexed = vec![false; columns];
-    for &n in iterations {
+    for (i, &n) in iterations.iter().enumerate() {
         calibrate(&mut meter, n);
         meter.clear();
         body.run(n, &mut meter);
@@ -317,6 +346,7 @@ fn run_pass(
                 .for_each(|m| *m = true);
         }
         totals.push((t, meter.pairs.max(1)));
+        progress(i + 1);
     }
     if let Some(e) = meter.error.take() {
         return Err(e);
