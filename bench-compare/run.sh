@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# perfbench vs criterion 0.8, side by side in one session (issue 4, "Accuracy and performance").
+#
+#   bench-compare/run.sh [ROUNDS]        # ROUNDS defaults to 3
+#
+# Two downstream crates with the same three benchmarks (fib(20), sum of 4096 u64, sort of 1000
+# shuffled u32): criterion-suite (criterion = "0.8", default features) and perfbench-suite
+# (perfbench as a path dependency, `#[perfbench]` + `perfbench::main!()`). Each is its own
+# workspace, so nothing here touches perfbench's workspace.
+#
+# 1. Clean release builds, alternating criterion, perfbench, criterion, perfbench, ... with a
+#    fresh target directory each time (`cargo build --release --benches --timings`; crates.io
+#    downloads are done up front by `cargo fetch`, so they are not timed).
+# 2. Default runs of each bench binary (`<binary> --bench`, what `cargo bench` runs), alternating,
+#    each with a fresh output directory (so criterion has no saved baseline to compare against:
+#    its cheapest case).
+# 3./4. Interval widths and point estimates, read from the reports of those same runs.
+#
+# Everything lands in $BC_WORK (default /tmp/bench-compare); the summary is printed and kept in
+# $BC_WORK/results/summary.md. Wall clock drifts ~20% on the shared VM: read the ratios.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+rounds=${1:-${ROUNDS:-3}}
+work=${BC_WORK:-/tmp/bench-compare}
+res=$work/results
+suites=(criterion perfbench)
+
+rm -rf "$work"
+mkdir -p "$res"
+unset CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR
+export CARGO_TERM_COLOR=never NO_COLOR=1
+
+log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
+
+{
+    echo "date: $(date -Is)"
+    echo "rounds: $rounds"
+    echo "host: $(nproc) cpus, $(uname -r)"
+    echo "rustc: $(rustc --version)"
+    echo "cargo: $(cargo --version)"
+    echo "perfbench git: $(git -C "$here/.." rev-parse --short HEAD 2>/dev/null)$(git -C "$here/.." diff --quiet HEAD -- perfbench perfbench-macros 2>/dev/null || echo ' + uncommitted changes')"
+} >"$res/env.txt"
+
+log "cargo fetch (downloads are not timed)"
+for s in "${suites[@]}"; do
+    (cd "$here/$s-suite" && cargo fetch --quiet)
+done
+(cd "$here/criterion-suite" && cargo tree -e normal --depth 1 --prefix none 2>/dev/null | grep '^criterion ' >>"$res/env.txt") || true
+
+# build SUITE ROUND: a clean release build of the benches, timed (wall, user, sys).
+build() {
+    local s=$1 i=$2 t="$work/target-$1-build$2"
+    rm -rf "$t"
+    cat /proc/loadavg >"$res/build-$s-$i.load"
+    log "build $s (round $i)"
+    (cd "$here/$s-suite" && CARGO_TARGET_DIR="$t" /usr/bin/time -f '%e %U %S' -o "$res/build-$s-$i.time" \
+        cargo build --release --benches --timings --message-format=json-render-diagnostics \
+        >"$res/build-$s-$i.jsonl" 2>"$res/build-$s-$i.log")
+    cp "$t"/cargo-timings/cargo-timing.html "$res/build-$s-$i.timing.html"
+    # The bench binary of this build (kept for the runs).
+    python3 - "$res/build-$s-$i.jsonl" >"$res/exe-$s" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "suite" \
+            and "bench" in m["target"]["kind"] and m.get("executable"):
+        print(m["executable"])
+EOF
+    log "  $(cat "$res/build-$s-$i.time") (wall user sys, s)"
+    # Only the last round's binaries are run: drop the previous round's target directory.
+    [ "$i" -gt 1 ] && rm -rf "$work/target-$s-build$((i - 1))"
+    return 0
+}
+
+# runbench SUITE ROUND: the default run of the bench binary, timed; keeps its reports.
+runbench() {
+    local s=$1 i=$2 out="$work/out-$1-run$2" exe
+    exe=$(cat "$res/exe-$s")
+    rm -rf "$out"
+    mkdir -p "$out"
+    cat /proc/loadavg >"$res/run-$s-$i.load"
+    log "run $s (round $i)"
+    # CARGO_TARGET_DIR only tells each harness where to write its reports
+    # (criterion: $CARGO_TARGET_DIR/criterion, perfbench: $CARGO_TARGET_DIR/perfbench).
+    (cd "$here/$s-suite" && CARGO_TARGET_DIR="$out" /usr/bin/time -f '%e %U %S' -o "$res/run-$s-$i.time" \
+        "$exe" --bench >"$res/run-$s-$i.out" 2>&1)
+    if [ "$s" = perfbench ]; then
+        cp "$out/perfbench/suite.json" "$res/run-perfbench-$i.json"
+    else
+        for b in fib_20 sum_4096 sort_1000; do
+            cp "$out/criterion/$b/new/estimates.json" "$res/run-criterion-$i-$b.estimates.json"
+            cp "$out/criterion/$b/new/sample.json" "$res/run-criterion-$i-$b.sample.json"
+        done
+    fi
+    log "  $(cat "$res/run-$s-$i.time") (wall user sys, s)"
+}
+
+for i in $(seq 1 "$rounds"); do
+    for s in "${suites[@]}"; do build "$s" "$i"; done
+done
+for i in $(seq 1 "$rounds"); do
+    for s in "${suites[@]}"; do runbench "$s" "$i"; done
+done
+
+python3 "$here/summarize.py" "$res" | tee "$res/summary.md"
