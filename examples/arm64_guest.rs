@@ -1349,7 +1349,7 @@ mod guest {
                 instructions.as_ref().map(|i| (i.source, i.per_iteration.clone()))
             ),
         );
-        for k in [1u64, 2, 4, 16, 64] {
+        for k in [0u64, 1, 2, 4, 16, 64] {
             let id = format!("arm64/add_{k}");
             let Some(bench) = report.bench(&id) else {
                 c.check(false, format_args!("the report has {id}"));

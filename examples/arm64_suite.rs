@@ -1,5 +1,6 @@
 //! A whole perfbench suite for the arm64 guest (`bash .ci/arm64/run.sh`): `#[perfbench]`
-//! functions whose bodies are straight-line inline asm of exactly k `add` instructions, run by
+//! functions whose bodies are straight-line inline asm of exactly k `add` instructions (k = 0
+//! is an empty body), run by
 //! `perfbench::main!()` like any `cargo bench` suite. The guest test (`examples/arm64_guest.rs`,
 //! `--suite=`) runs this binary and asserts that its JSON report shows exactly k instructions per
 //! iteration, read through `mrs`.
@@ -34,7 +35,7 @@ mod bodies {
         };
     }
 
-    straight_line!(add_1 => 1, add_2 => 2, add_4 => 4, add_16 => 16, add_64 => 64);
+    straight_line!(add_0 => 0, add_1 => 1, add_2 => 2, add_4 => 4, add_16 => 16, add_64 => 64);
 }
 
 perfbench::main!();

@@ -71,13 +71,51 @@ fn read_report(path: &PathBuf) -> ReportFile {
     from_json(&text).expect("report parses")
 }
 
+/// Measurements must not share the machine's two cores with each other.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn runner_scenarios() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     listing();
     page_faults_are_exact_per_iteration();
-    an_empty_body_reads_zero();
+    an_empty_body_reads_zero_page_faults();
     a_panic_is_reported_and_the_suite_goes_on();
     smoke_test_mode_runs_every_body_once();
+}
+
+/// The bound: an empty body reads at most 1 ns of wall time per iteration after
+/// calibration. It holds for optimised code; an unoptimised empty loop costs several ns per
+/// iteration and the shared VM's noise scales with it, so no fixed bound is meaningful there.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "a timing bound for optimised code: CI runs `cargo test --release --test runner`"
+)]
+fn an_empty_body_reads_at_most_1ns_of_wall_time() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let wall = measure_empty()
+        .counter("wall-time")
+        .and_then(|c| c.estimate)
+        .expect("wall-time measured");
+    assert!(
+        wall.median.abs() <= 1.0,
+        "empty body: {} ns per iteration after calibration",
+        wall.median
+    );
+}
+
+fn measure_empty() -> perfbench::report::json::ReportBench {
+    let path = json_path("empty");
+    let code = run(&[
+        "--bench",
+        "runner/empty",
+        "--exact",
+        "--json",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, ExitCode::SUCCESS);
+    read_report(&path).bench("runner/empty").unwrap().clone()
 }
 
 fn listing() {
@@ -116,34 +154,13 @@ fn page_faults_are_exact_per_iteration() {
     }
 }
 
-fn an_empty_body_reads_zero() {
-    let path = json_path("empty");
-    let code = run(&[
-        "--bench",
-        "runner/empty",
-        "--exact",
-        "--json",
-        path.to_str().unwrap(),
-    ]);
-    assert_eq!(code, ExitCode::SUCCESS);
-    let report = read_report(&path);
-    let b = report.bench("runner/empty").unwrap();
+fn an_empty_body_reads_zero_page_faults() {
+    let b = measure_empty();
     let pf = b.counter("page-faults").unwrap();
     assert!(
         pf.per_iteration.iter().all(|v| *v == 0.0),
         "{:?}",
         pf.per_iteration
-    );
-    let wall = b.counter("wall-time").unwrap().estimate.unwrap();
-    // Calibration subtracts the loop and the clock: what is left is noise around zero. The
-    // issue's bound (1 ns) holds for optimised code, which CI checks with
-    // `cargo test --release --test runner`; an unoptimised empty loop costs several ns per
-    // iteration, and the noise of the shared VM scales with it.
-    let bound = if cfg!(debug_assertions) { 10.0 } else { 1.0 };
-    assert!(
-        wall.median.abs() <= bound,
-        "empty body: {} ns per iteration after calibration (bound {bound} ns)",
-        wall.median
     );
 }
 

@@ -17,7 +17,7 @@ use super::entry::{self, Entry};
 use super::result::{
     BenchResult, CounterResult, DerivedResult, MachineInfo, Outcome, RunConfig, SuiteResult,
 };
-use super::sampler::{Plan, Sampler, Samples};
+use super::sampler::{Plan, Sampler};
 use crate::counters::{CounterError, Counters, GroupOptions};
 use crate::doctor::Machine;
 use crate::events::{self, Event, Sysfs};
@@ -430,10 +430,7 @@ fn measure_one(
     let arg = p.arg;
     let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut bencher, arg)));
     if let Err(payload) = outcome {
-        return BenchResult {
-            outcome: Outcome::Panicked(panic_message(payload.as_ref())),
-            ..failed(p, String::new())
-        };
+        return bench_result(p, Outcome::Panicked(panic_message(payload.as_ref())));
     }
     let measured = match bencher.into_sampler().and_then(|mut s| s.take_result()) {
         None => {
@@ -448,34 +445,20 @@ fn measure_one(
     let cfg = StatsConfig::default();
     let counters: Vec<CounterResult> = measured
         .into_iter()
-        .map(|s: Samples| {
-            let estimate = stats::estimate(
-                &s.per_iteration,
-                linear.then_some(s.iterations.as_slice()),
+        .map(|c| CounterResult {
+            estimate: stats::estimate(
+                &c.per_iteration,
+                linear.then_some(c.iterations.as_slice()),
                 &cfg,
-            );
-            CounterResult {
-                name: s.name,
-                unit: s.unit,
-                source: s.source,
-                multiplexed: s.multiplexed,
-                per_iteration: s.per_iteration,
-                iterations: s.iterations,
-                overhead: s.overhead,
-                estimate,
-            }
+            ),
+            ..c
         })
         .collect();
     let derived = derived_metrics(&counters, &cfg);
     BenchResult {
-        id: p.id.clone(),
-        group: p.group.clone(),
-        name: p.entry.name.to_owned(),
-        params: p.params.clone(),
-        throughput: p.entry.options.throughput,
         counters,
         derived,
-        outcome: Outcome::Measured,
+        ..bench_result(p, Outcome::Measured)
     }
 }
 
@@ -517,6 +500,11 @@ fn secs_to_ns(s: f64) -> u64 {
 }
 
 fn failed(p: &Planned, error: String) -> BenchResult {
+    bench_result(p, Outcome::Failed(error))
+}
+
+/// A benchmark's result without counters.
+fn bench_result(p: &Planned, outcome: Outcome) -> BenchResult {
     BenchResult {
         id: p.id.clone(),
         group: p.group.clone(),
@@ -525,7 +513,7 @@ fn failed(p: &Planned, error: String) -> BenchResult {
         throughput: p.entry.options.throughput,
         counters: Vec::new(),
         derived: Vec::new(),
-        outcome: Outcome::Failed(error),
+        outcome,
     }
 }
 

@@ -19,6 +19,7 @@
 
 use std::fmt;
 
+use super::result::CounterResult;
 use crate::counters::{wall_time_ns, CounterError, Counters, Group, Reading, Source};
 
 /// Sampling settings for one benchmark.
@@ -42,6 +43,8 @@ const CALIBRATION_RUNS: usize = 21;
 pub struct Meter<'a> {
     group: Option<&'a mut Group>,
     wall: bool,
+    /// Read the clock outside the counter reads (fast path) rather than inside (`read(2)`).
+    clock_outside: bool,
     begin: Reading,
     end: Reading,
     begin_ns: u64,
@@ -64,9 +67,16 @@ impl fmt::Debug for Meter<'_> {
 impl<'a> Meter<'a> {
     fn new(group: Option<&'a mut Group>, wall: bool) -> Meter<'a> {
         let n = group.as_ref().map_or(0, |g| g.len());
+        // With the fast path the counters must not count the clock's vDSO code, whose seqlock
+        // loop occasionally retries (the kernel updates its data on timer ticks) and would add
+        // instructions to one sample: the clock goes outside, and wall time absorbs the
+        // (calibrated) cost of the counter reads. With `read(2)` the clock goes inside, so wall
+        // time does not carry two system calls per bracket.
+        let clock_outside = group.as_ref().is_some_and(|g| g.source() != Source::Read);
         Meter {
             group,
             wall,
+            clock_outside,
             begin: Reading::with_len(n),
             end: Reading::with_len(n),
             begin_ns: 0,
@@ -92,25 +102,39 @@ impl<'a> Meter<'a> {
         self.pairs = 0;
     }
 
-    /// Starts a measured stretch: reads the counters, then the clock.
+    /// Starts a measured stretch: reads the counters and the clock (the clock first when the
+    /// counters use the fast path, last otherwise).
     #[inline(always)]
     pub fn start(&mut self) {
+        if self.wall && self.clock_outside {
+            self.begin_ns = wall_time_ns();
+        }
         if let Some(group) = self.group.as_deref_mut() {
             if let Err(e) = group.read(&mut self.begin) {
                 self.error.get_or_insert(e);
             }
         }
-        if self.wall {
+        if self.wall && !self.clock_outside {
             self.begin_ns = wall_time_ns();
         }
     }
 
-    /// Ends a measured stretch: reads the clock, then the counters, and adds the differences.
+    /// Ends a measured stretch: reads the clock and the counters in the mirror order of
+    /// [`Meter::start`], and adds the differences.
     #[inline(always)]
     pub fn stop(&mut self) {
-        if self.wall {
+        if self.wall && !self.clock_outside {
             self.acc_ns += wall_time_ns().wrapping_sub(self.begin_ns);
         }
+        self.stop_counters();
+        if self.wall && self.clock_outside {
+            self.acc_ns += wall_time_ns().wrapping_sub(self.begin_ns);
+        }
+        self.pairs += 1;
+    }
+
+    #[inline(always)]
+    fn stop_counters(&mut self) {
         if let Some(group) = self.group.as_deref_mut() {
             if let Err(e) = group.read(&mut self.end) {
                 self.error.get_or_insert(e);
@@ -126,7 +150,6 @@ impl<'a> Meter<'a> {
             self.acc_enabled += self.end.time_enabled.wrapping_sub(self.begin.time_enabled);
             self.acc_running += self.end.time_running.wrapping_sub(self.begin.time_running);
         }
-        self.pairs += 1;
     }
 
     /// The accumulated differences: the group's members, then wall time when measured; plus
@@ -158,18 +181,6 @@ pub(crate) trait Body {
     }
 }
 
-/// One counter's samples.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Samples {
-    pub name: String,
-    pub unit: &'static str,
-    pub source: Source,
-    pub multiplexed: bool,
-    pub per_iteration: Vec<f64>,
-    pub iterations: Vec<u64>,
-    pub overhead: f64,
-}
-
 /// Where a measurement is, for progress displays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
@@ -183,8 +194,9 @@ pub struct Progress {
     pub samples: usize,
 }
 
-/// What a measured benchmark produced, counters in the order requested.
-pub(crate) type Measured = Vec<Samples>;
+/// What a measured benchmark produced, counters in the order requested (estimates not yet
+/// computed).
+pub(crate) type Measured = Vec<CounterResult>;
 
 /// Runs the plan for one benchmark.
 pub struct Sampler {
@@ -241,7 +253,7 @@ impl Sampler {
         let passes = self.counters.groups().len().max(1);
         let iterations = plan_iterations(&self.plan, ns_per_iter, passes);
         let wall = self.counters.wall_time();
-        let mut out: Vec<Samples> = Vec::new();
+        let mut out: Vec<CounterResult> = Vec::new();
         for pass in 0..passes {
             let mut report = |sample: usize| {
                 if let Some(f) = self.on_progress.as_mut() {
@@ -280,7 +292,7 @@ impl Sampler {
             }
             let (values, multiplexed, overheads) = measured?;
             for (c, (name, unit, source)) in columns.into_iter().enumerate() {
-                out.push(Samples {
+                out.push(CounterResult {
                     name,
                     unit,
                     source,
@@ -288,6 +300,7 @@ impl Sampler {
                     per_iteration: values.iter().map(|v| v[c]).collect(),
                     iterations: iterations.clone(),
                     overhead: overheads[c],
+                    estimate: None,
                 });
             }
         }
