@@ -2,6 +2,7 @@
 # perfbench vs criterion 0.8, side by side in one session (issue 4, "Accuracy and performance").
 #
 #   bench-compare/run.sh [ROUNDS]        # ROUNDS defaults to 3
+#   BUILD_ROUNDS=1 RUN_ROUNDS=6 bench-compare/run.sh   # builds and runs counted separately
 #
 # Two downstream crates with the same three benchmarks (fib(20), sum of 4096 u64, sort of 1000
 # shuffled u32): criterion-suite (criterion = "0.8", default features) and perfbench-suite
@@ -22,6 +23,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 rounds=${1:-${ROUNDS:-3}}
+build_rounds=${BUILD_ROUNDS:-$rounds}
+run_rounds=${RUN_ROUNDS:-$rounds}
 work=${BC_WORK:-/tmp/bench-compare}
 res=$work/results
 suites=(criterion perfbench)
@@ -35,7 +38,7 @@ log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
 {
     echo "date: $(date -Is)"
-    echo "rounds: $rounds"
+    echo "rounds: $build_rounds builds and $run_rounds runs of each"
     echo "host: $(nproc) cpus, $(uname -r)"
     echo "rustc: $(rustc --version)"
     echo "cargo: $(cargo --version)"
@@ -96,10 +99,10 @@ runbench() {
     log "  $(cat "$res/run-$s-$i.time") (wall user sys, s)"
 }
 
-for i in $(seq 1 "$rounds"); do
+for i in $(seq 1 "$build_rounds"); do
     for s in "${suites[@]}"; do build "$s" "$i"; done
 done
-for i in $(seq 1 "$rounds"); do
+for i in $(seq 1 "$run_rounds"); do
     for s in "${suites[@]}"; do runbench "$s" "$i"; done
 done
 

@@ -28,11 +28,10 @@ def load(path):
     return open(path).read().split()[0] if os.path.exists(path) else "?"
 
 
-def rounds(res):
+def rounds(res, phase):
+    """The rounds of a phase ("build" or "run") that have a time file."""
     out = set()
-    for p in glob.glob(os.path.join(res, "build-*-*.time")) + glob.glob(
-        os.path.join(res, "run-*-*.time")
-    ):
+    for p in glob.glob(os.path.join(res, f"{phase}-*-*.time")):
         m = re.search(r"-(\d+)\.time$", p)
         out.add(int(m.group(1)))
     return sorted(out)
@@ -64,7 +63,7 @@ def med(xs):
 
 def main():
     res = sys.argv[1]
-    rs = rounds(res)
+    rs = rounds(res, "build")
     print("# perfbench vs criterion 0.8: side by side\n")
     env = os.path.join(res, "env.txt")
     if os.path.exists(env):
@@ -121,6 +120,7 @@ def main():
         print()
 
     # 2. Runs
+    rs = rounds(res, "run")
     print("## 2. Default run (`<bench binary> --bench`)\n")
     print("| round | criterion wall | criterion cpu | load | perfbench wall | perfbench cpu | load | wall ratio pb/cr |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")

@@ -274,6 +274,14 @@ pub fn explain(errno: Errno, event: &Event, machine: &Machine) -> Explanation {
                     "kernel.perf_event_paranoid is {p}: perf_event_open is refused to \
                      unprivileged users"
                 ),
+                Some(p) if p >= 2 && event.perf().is_some_and(|e| e.happens_in_kernel()) => {
+                    format!(
+                        "`{}` happens only in the kernel, and kernel.perf_event_paranoid = {p} \
+                         refuses kernel-mode counting to unprivileged users (counted in user \
+                         space only it would always read 0)",
+                        event.name
+                    )
+                }
                 Some(p) if kernel && p >= 2 => format!(
                     "`{}` counts kernel code, which kernel.perf_event_paranoid = {p} refuses to \
                      unprivileged users",
@@ -296,7 +304,13 @@ pub fn explain(errno: Errno, event: &Event, machine: &Machine) -> Explanation {
                      for root either",
                 );
             }
-            let fix = if kernel {
+            let fix = if event
+                .perf()
+                .is_some_and(|e| e.happens_in_kernel() && e.kernel)
+            {
+                "run as root or with CAP_PERFMON (`setcap cap_perfmon+ep BINARY`), or \
+                 `sysctl -w kernel.perf_event_paranoid=1`"
+            } else if kernel {
                 "drop the `:k` modifier (perfbench counts user space by default), or run as root \
                  / with CAP_PERFMON, or `sysctl -w kernel.perf_event_paranoid=1`"
             } else {
@@ -759,6 +773,12 @@ mod tests {
                 "counts kernel code",
             ),
             (
+                libc::EACCES,
+                ev("context-switches"),
+                nobody(metal()),
+                "happens only in the kernel",
+            ),
+            (
                 libc::EPERM,
                 ev("task-clock"),
                 Machine {
@@ -810,7 +830,7 @@ mod tests {
             assert!(!e.fix.is_empty());
             seen.insert(e.reason);
         }
-        assert!(seen.len() >= 12, "messages are distinct");
+        assert!(seen.len() >= 13, "messages are distinct");
     }
 
     #[test]

@@ -480,7 +480,7 @@ impl Group {
 ///
 /// A request is split into several groups when the PMU cannot hold it in one; each group is
 /// meant to be measured in its own pass. Software events are kept apart from hardware events so
-/// the hardware group can use the fast path.
+/// the hardware group can use the fast path, and apart from each other (see [`Counters::open`]).
 #[derive(Debug)]
 pub struct Counters {
     events: Vec<Event>,
@@ -493,7 +493,7 @@ impl Counters {
     ///
     /// Hardware events go into as few groups as the PMU can schedule (a group the kernel
     /// refuses with `EINVAL`/`ENOSPC` at a member, or that never runs when enabled, is split);
-    /// software events form their own group; `wall-time` is served by the clock. The first
+    /// each software event leads a group of its own; `wall-time` is served by the clock. The first
     /// event the kernel refuses for any other reason makes the whole open fail.
     pub fn open(events: &[Event], options: &GroupOptions) -> Result<Counters, CounterError> {
         let (hardware, software): (Vec<Event>, Vec<Event>) = events
@@ -502,10 +502,16 @@ impl Counters {
             .cloned()
             .partition(Event::needs_pmu);
         let mut groups = Vec::new();
-        for set in [hardware, software] {
-            if !set.is_empty() {
-                open_split(&set, options, &mut groups)?;
-            }
+        if !hardware.is_empty() {
+            open_split(&hardware, options, &mut groups)?;
+        }
+        // Software events never multiplex, so they gain nothing from sharing a group, and
+        // grouping them is unreliable: on Linux 6.18 a member whose leader belongs to another
+        // software PMU (task-clock and cpu-clock are PMUs of their own; page-faults and
+        // context-switches share a third) reads 0 or a stale value, while every leader reads
+        // right. Each software event therefore leads a group of its own.
+        for event in software {
+            open_split(std::slice::from_ref(&event), options, &mut groups)?;
         }
         Ok(Counters {
             events: events.to_vec(),
@@ -726,11 +732,41 @@ mod tests {
         let mut events = software_trio();
         events.push(Event::wall_time());
         let counters = Counters::open(&events, &GroupOptions::default()).unwrap();
-        assert_eq!(counters.groups().len(), 1);
+        assert_eq!(counters.groups().len(), 3, "one group per software event");
         assert!(counters.wall_time());
         assert_eq!(counters.source_of("wall-time"), Some(Source::Clock));
         assert_eq!(counters.source_of("task-clock"), Some(Source::Read));
         assert_eq!(counters.source_of("nope"), None);
+    }
+
+    #[test]
+    fn every_software_counter_reads_right_whatever_the_order() {
+        // Grouped, `page-faults` behind a `task-clock` leader read 0 on Linux 6.18.
+        let events = vec![
+            sw("task-clock", raw::PERF_COUNT_SW_TASK_CLOCK),
+            sw("context-switches", raw::PERF_COUNT_SW_CONTEXT_SWITCHES),
+            sw("page-faults", raw::PERF_COUNT_SW_PAGE_FAULTS),
+            sw("cpu-clock", raw::PERF_COUNT_SW_CPU_CLOCK),
+        ];
+        let mut counters = Counters::open(&events, &GroupOptions::default()).unwrap();
+        let mut map = sys::AnonMapping::new(40).unwrap();
+        for g in counters.groups_mut() {
+            g.reset().unwrap();
+            g.enable().unwrap();
+        }
+        map.touch_every_page();
+        for g in counters.groups_mut() {
+            g.disable().unwrap();
+        }
+        let mut values = std::collections::HashMap::new();
+        for g in counters.groups_mut() {
+            let mut r = Reading::with_len(g.len());
+            g.read(&mut r).unwrap();
+            values.insert(g.events()[0].name.clone(), r.values[0]);
+        }
+        assert_eq!(values["page-faults"], 40);
+        assert!(values["task-clock"] > 0);
+        assert!(values["cpu-clock"] > 0);
     }
 
     #[test]

@@ -415,7 +415,14 @@ fn parse_plain(input: &str, sysfs: &Sysfs) -> Result<EventKind, EventError> {
             None => return Err(unknown_event(input, base, mods, sysfs)),
         },
     };
-    Ok(modifiers.event(type_, [config, 0, 0, 0], None))
+    let mut kind = modifiers.event(type_, [config, 0, 0, 0], None);
+    if let (None, EventKind::Perf(p)) = (mods, &mut kind) {
+        // Context switches and migrations happen in the kernel: user-only they read 0.
+        if p.happens_in_kernel() {
+            p.kernel = true;
+        }
+    }
+    Ok(kind)
 }
 
 /// The error for a name nothing matched, with the closest known names.

@@ -136,11 +136,10 @@ fn every_software_name_and_alias() {
     for &(name, id) in table {
         let event = parse(name, &sysfs).unwrap();
         assert!(!event.needs_pmu(), "{name}");
-        assert_eq!(
-            event.kind,
-            EventKind::Perf(expect(raw::PERF_TYPE_SOFTWARE, id.into())),
-            "{name}"
-        );
+        let mut expected = expect(raw::PERF_TYPE_SOFTWARE, id.into());
+        // Kernel-side events (context switches, migrations) count in kernel mode too.
+        expected.kernel = expected.happens_in_kernel();
+        assert_eq!(event.kind, EventKind::Perf(expected), "{name}");
     }
     assert_eq!(
         SOFTWARE.iter().map(|(_, n)| n.len()).sum::<usize>(),
@@ -903,4 +902,20 @@ fn system_sysfs() {
             assert!(e.message.contains(name.as_str()), "{e}");
         }
     }
+}
+
+#[test]
+fn kernel_side_software_events_count_in_kernel_mode_by_default() {
+    let sysfs = Sysfs::system();
+    for name in ["context-switches", "cs", "cpu-migrations", "migrations"] {
+        let e = parse(name, &sysfs).unwrap();
+        let p = e.perf().unwrap();
+        assert!(p.happens_in_kernel() && p.kernel && p.user, "{name}: {p:?}");
+    }
+    // An explicit modifier is obeyed.
+    let p = parse("context-switches:u", &sysfs).unwrap();
+    assert!(!p.perf().unwrap().kernel);
+    // Other software events stay user-only.
+    let p = parse("page-faults", &sysfs).unwrap();
+    assert!(!p.perf().unwrap().kernel && !p.perf().unwrap().happens_in_kernel());
 }

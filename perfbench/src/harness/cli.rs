@@ -6,8 +6,6 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{value_parser, Arg, ArgAction, Command};
-
 /// Terminal output style.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -52,119 +50,158 @@ pub struct Args {
     pub include_ignored: bool,
 }
 
-fn command(name: &str) -> Command {
-    let seconds = |name: &'static str, help: &'static str| {
-        Arg::new(name)
-            .long(name)
-            .value_name("SECONDS")
-            .value_parser(parse_seconds)
-            .help(help)
+/// Flags and their one-line help, in `--help` order: `(flag, value name, help)`.
+const OPTIONS: &[(&str, &str, &str)] = &[
+    ("exact", "", "FILTER must equal the id"),
+    (
+        "list",
+        "",
+        "List benchmarks (`ID: benchmark`) and run nothing",
+    ),
+    ("bench", "", "Measure (cargo bench passes this)"),
+    ("test", "", "Run each body once as a smoke test"),
+    (
+        "counters",
+        "LIST",
+        "Counters to measure, perf-style names (e.g. instructions,cycles:u,wall-time)",
+    ),
+    ("json", "PATH", "Also write the JSON report to PATH"),
+    ("quick", "", "Short warm-up and measurement, fewer samples"),
+    ("sample-size", "N", "Samples per benchmark (2 to 100000)"),
+    ("warm-up-time", "SECONDS", "Warm-up time per benchmark"),
+    (
+        "measurement-time",
+        "SECONDS",
+        "Measurement time per benchmark",
+    ),
+    (
+        "sampling",
+        "flat|linear",
+        "Iterations per sample: the same for all (flat) or growing (linear)",
+    ),
+    ("format", "pretty|terse|json", "Terminal output style"),
+    ("ignored", "", "Run only benchmarks marked `ignore`"),
+    ("include-ignored", "", "Run benchmarks marked `ignore` too"),
+];
+
+/// Accepted for libtest compatibility; they change nothing here (and are not in `--help`).
+const LIBTEST_FLAGS: &[&str] = &["nocapture", "show-output"];
+/// Like [`LIBTEST_FLAGS`], but taking a value.
+const LIBTEST_OPTIONS: &[&str] = &["color"];
+
+/// A command line the binary cannot run, or a request for `--help`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CliError {
+    kind: ErrorKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ErrorKind {
+    /// `--help` / `-h`: the help text, for stdout.
+    Help(String),
+    /// A usage error: the message, for stderr.
+    Usage(String),
+}
+
+impl CliError {
+    fn usage(msg: impl Into<String>) -> CliError {
+        CliError {
+            kind: ErrorKind::Usage(msg.into()),
+        }
+    }
+
+    /// `--help` or `-h` was given: [`Display`](std::fmt::Display) is then the help text, to
+    /// print on stdout before exiting successfully.
+    pub fn is_help(&self) -> bool {
+        matches!(self.kind, ErrorKind::Help(_))
+    }
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            ErrorKind::Help(text) => f.write_str(text),
+            ErrorKind::Usage(msg) => write!(f, "{msg} (run with --help)"),
+        }
+    }
+}
+
+impl std::error::Error for CliError {}
+
+impl From<lexopt::Error> for CliError {
+    fn from(e: lexopt::Error) -> CliError {
+        CliError::usage(match e {
+            lexopt::Error::MissingValue {
+                option: Some(option),
+            } => format!("`{option}` needs a value"),
+            lexopt::Error::UnexpectedValue { option, value } => format!(
+                "`{option}` takes no value (got `{}`)",
+                value.to_string_lossy()
+            ),
+            lexopt::Error::NonUnicodeValue(value) => {
+                format!("`{}` is not valid UTF-8", value.to_string_lossy())
+            }
+            e => e.to_string(),
+        })
+    }
+}
+
+/// The `--help` text.
+fn help(name: &str) -> String {
+    use std::fmt::Write;
+    let flag = |long: &str, value: &str| {
+        if value.is_empty() {
+            format!("--{long}")
+        } else {
+            format!("--{long} <{value}>")
+        }
     };
-    // clap wants a `'static` name; the command is built once per process.
-    let name: &'static str = Box::leak(name.to_owned().into_boxed_str());
-    Command::new(name)
-        .about("perfbench benchmarks")
-        .disable_version_flag(true)
-        .arg(
-            Arg::new("filter")
-                .value_name("FILTER")
-                .help("Run benchmarks whose id contains FILTER"),
-        )
-        .arg(
-            Arg::new("exact")
-                .long("exact")
-                .action(ArgAction::SetTrue)
-                .help("FILTER must equal the id"),
-        )
-        .arg(
-            Arg::new("list")
-                .long("list")
-                .action(ArgAction::SetTrue)
-                .help("List benchmarks (`ID: benchmark`) and run nothing"),
-        )
-        .arg(
-            Arg::new("bench")
-                .long("bench")
-                .action(ArgAction::SetTrue)
-                .help("Measure (cargo bench passes this)"),
-        )
-        .arg(
-            Arg::new("test")
-                .long("test")
-                .action(ArgAction::SetTrue)
-                .help("Run each body once as a smoke test"),
-        )
-        .arg(
-            Arg::new("counters")
-                .long("counters")
-                .value_name("LIST")
-                .help(
-                    "Counters to measure, perf-style names (e.g. instructions,cycles:u,wall-time)",
-                ),
-        )
-        .arg(
-            Arg::new("json")
-                .long("json")
-                .value_name("PATH")
-                .value_parser(value_parser!(PathBuf))
-                .help("Also write the JSON report to PATH"),
-        )
-        .arg(
-            Arg::new("quick")
-                .long("quick")
-                .action(ArgAction::SetTrue)
-                .help("Short warm-up and measurement, fewer samples"),
-        )
-        .arg(
-            Arg::new("sample-size")
-                .long("sample-size")
-                .value_name("N")
-                .value_parser(value_parser!(u32).range(2..=100_000))
-                .help("Samples per benchmark"),
-        )
-        .arg(seconds("warm-up-time", "Warm-up time per benchmark"))
-        .arg(seconds(
-            "measurement-time",
-            "Measurement time per benchmark",
-        ))
-        .arg(
-            Arg::new("sampling")
-                .long("sampling")
-                .value_parser(["flat", "linear"])
-                .help("Iterations per sample: the same for all (flat) or growing (linear)"),
-        )
-        .arg(
-            Arg::new("format")
-                .long("format")
-                .value_parser(["pretty", "terse", "json"])
-                .help("Terminal output style"),
-        )
-        .arg(
-            Arg::new("ignored")
-                .long("ignored")
-                .action(ArgAction::SetTrue)
-                .help("Run only benchmarks marked `ignore`"),
-        )
-        .arg(
-            Arg::new("include-ignored")
-                .long("include-ignored")
-                .action(ArgAction::SetTrue)
-                .help("Run benchmarks marked `ignore` too"),
-        )
-        // Accepted for libtest compatibility; they change nothing here.
-        .arg(
-            Arg::new("nocapture")
-                .long("nocapture")
-                .action(ArgAction::SetTrue)
-                .hide(true),
-        )
-        .arg(
-            Arg::new("show-output")
-                .long("show-output")
-                .action(ArgAction::SetTrue)
-                .hide(true),
-        )
-        .arg(Arg::new("color").long("color").hide(true))
+    let width = OPTIONS
+        .iter()
+        .map(|(long, value, _)| flag(long, value).len())
+        .max()
+        .unwrap_or(0);
+    let mut s = format!(
+        "perfbench benchmarks\n\n\
+         Usage: {name} [OPTIONS] [FILTER]\n\n\
+         Arguments:\n  [FILTER]  Run benchmarks whose id contains FILTER\n\n\
+         Options:\n"
+    );
+    for (long, value, text) in OPTIONS {
+        let _ = writeln!(s, "      {:width$}  {text}", flag(long, value));
+    }
+    let _ = writeln!(s, "  -h, {:width$}  Print help", "--help");
+    s
+}
+
+/// The closest known flag to an unknown `--name`, if it is close enough to be a typo.
+fn suggest(name: &str) -> Option<&'static str> {
+    OPTIONS
+        .iter()
+        .map(|(long, _, _)| *long)
+        .chain(LIBTEST_FLAGS.iter().chain(LIBTEST_OPTIONS).copied())
+        .chain(["help"])
+        .map(|long| (edit_distance(name, long), long))
+        .filter(|&(d, _)| d <= 2 && d < name.len())
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, long)| long)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diag + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
@@ -178,43 +215,125 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_sample_size(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n) if (2..=100_000).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("`{s}` is out of range (2 to 100000 samples)")),
+        Err(_) => Err(format!("`{s}` is not a number of samples")),
+    }
+}
+
 /// Parses the binary's arguments (`args[0]` is the program).
-pub fn parse<I, T>(name: &str, args: I) -> Result<Args, clap::Error>
+pub fn parse<I, T>(name: &str, args: I) -> Result<Args, CliError>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let m = command(name).try_get_matches_from(args)?;
-    let bench = m.get_flag("bench");
-    Ok(Args {
-        filter: m.get_one::<String>("filter").cloned(),
-        exact: m.get_flag("exact"),
-        list: m.get_flag("list"),
-        test: m.get_flag("test") || !bench,
-        counters: m.get_one::<String>("counters").cloned(),
-        json: m.get_one::<PathBuf>("json").cloned(),
-        quick: m.get_flag("quick"),
-        sample_size: m.get_one::<u32>("sample-size").copied(),
-        warm_up_time: m.get_one::<f64>("warm-up-time").copied(),
-        measurement_time: m.get_one::<f64>("measurement-time").copied(),
-        linear: m
-            .get_one::<String>("sampling")
-            .is_some_and(|s| s == "linear"),
-        format: match m.get_one::<String>("format").map(String::as_str) {
-            Some("terse") => Format::Terse,
-            Some("json") => Format::Json,
-            _ => Format::Pretty,
-        },
-        ignored: m.get_flag("ignored"),
-        include_ignored: m.get_flag("include-ignored"),
-    })
+    use lexopt::prelude::*;
+
+    let mut a = Args {
+        filter: None,
+        exact: false,
+        list: false,
+        test: false,
+        counters: None,
+        json: None,
+        quick: false,
+        sample_size: None,
+        warm_up_time: None,
+        measurement_time: None,
+        linear: false,
+        format: Format::Pretty,
+        ignored: false,
+        include_ignored: false,
+    };
+    let mut bench = false;
+    // Every flag and option may be given once (as with clap and libtest's getopts).
+    let mut seen: Vec<String> = Vec::new();
+    let mut parser = lexopt::Parser::from_iter(args);
+    while let Some(arg) = parser.next()? {
+        let long = match arg {
+            Short('h') | Long("help") => {
+                return Err(CliError {
+                    kind: ErrorKind::Help(help(name)),
+                })
+            }
+            Value(v) => {
+                let v = v.string()?;
+                if a.filter.is_some() {
+                    return Err(CliError::usage(format!(
+                        "unexpected argument `{v}` (only one FILTER is allowed)"
+                    )));
+                }
+                a.filter = Some(v);
+                continue;
+            }
+            Short(c) => return Err(CliError::usage(format!("unknown option `-{c}`"))),
+            Long(long) => long.to_owned(),
+        };
+        if seen.contains(&long) {
+            return Err(CliError::usage(format!(
+                "`--{long}` was given more than once"
+            )));
+        }
+        let mut value = || -> Result<String, CliError> { Ok(parser.value()?.string()?) };
+        let bad = |e: String| CliError::usage(format!("invalid value for `--{long}`: {e}"));
+        match long.as_str() {
+            "exact" => a.exact = true,
+            "list" => a.list = true,
+            "bench" => bench = true,
+            "test" => a.test = true,
+            "quick" => a.quick = true,
+            "ignored" => a.ignored = true,
+            "include-ignored" => a.include_ignored = true,
+            "counters" => a.counters = Some(value()?),
+            "json" => a.json = Some(PathBuf::from(parser.value()?)),
+            "sample-size" => a.sample_size = Some(parse_sample_size(&value()?).map_err(bad)?),
+            "warm-up-time" => a.warm_up_time = Some(parse_seconds(&value()?).map_err(bad)?),
+            "measurement-time" => {
+                a.measurement_time = Some(parse_seconds(&value()?).map_err(bad)?);
+            }
+            "sampling" => {
+                a.linear = match value()?.as_str() {
+                    "flat" => false,
+                    "linear" => true,
+                    v => return Err(bad(format!("`{v}` (expected `flat` or `linear`)"))),
+                };
+            }
+            "format" => {
+                a.format = match value()?.as_str() {
+                    "pretty" => Format::Pretty,
+                    "terse" => Format::Terse,
+                    "json" => Format::Json,
+                    v => {
+                        return Err(bad(format!(
+                            "`{v}` (expected `pretty`, `terse` or `json`)"
+                        )))
+                    }
+                };
+            }
+            l if LIBTEST_FLAGS.contains(&l) => {}
+            l if LIBTEST_OPTIONS.contains(&l) => {
+                parser.value()?;
+            }
+            l => {
+                return Err(CliError::usage(match suggest(l) {
+                    Some(s) => format!("unknown option `--{l}` (did you mean `--{s}`?)"),
+                    None => format!("unknown option `--{l}`"),
+                }))
+            }
+        }
+        seen.push(long);
+    }
+    a.test = a.test || !bench;
+    Ok(a)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn p(args: &[&str]) -> Result<Args, clap::Error> {
+    fn p(args: &[&str]) -> Result<Args, CliError> {
         parse(
             "suite",
             std::iter::once("suite").chain(args.iter().copied()),
