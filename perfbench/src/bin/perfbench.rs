@@ -8,57 +8,175 @@
 
 use std::process::ExitCode;
 
-use clap::{Arg, ArgAction, Command};
 use perfbench::doctor::{self, Machine};
 use perfbench::events::{self, Sysfs};
 
-fn cli() -> Command {
-    Command::new("perfbench")
-        .about("Benchmarks that read hardware performance counters")
-        .version(env!("CARGO_PKG_VERSION"))
-        .subcommand_required(true)
-        .arg_required_else_help(true)
-        .subcommand(
-            Command::new("doctor")
-                .about("Say what this machine can count, through which path, and why not")
-                .arg(
-                    Arg::new("counters")
-                        .long("counters")
-                        .value_name("LIST")
-                        .help("Comma-separated counters to try (default: the common ones)"),
-                ),
-        )
-        .subcommand(
-            Command::new("list")
-                .about("List the events this machine offers")
-                .arg(
-                    Arg::new("all")
-                        .long("all")
-                        .action(ArgAction::SetTrue)
-                        .help("Also list hardware events when no CPU PMU exists"),
-                ),
-        )
+const HELP: &str = "\
+Benchmarks that read hardware performance counters
+
+Usage: perfbench <COMMAND>
+
+Commands:
+  doctor  Say what this machine can count, through which path, and why not
+  list    List the events this machine offers
+  help    Print this message or the help of the given subcommand
+
+Options:
+  -h, --help     Print help
+  -V, --version  Print version
+";
+
+const DOCTOR_HELP: &str = "\
+Say what this machine can count, through which path, and why not
+
+Usage: perfbench doctor [OPTIONS]
+
+Options:
+      --counters <LIST>  Comma-separated counters to try (default: the common ones)
+  -h, --help             Print help
+";
+
+const LIST_HELP: &str = "\
+List the events this machine offers
+
+Usage: perfbench list [OPTIONS]
+
+Options:
+      --all   Also list hardware events when no CPU PMU exists
+  -h, --help  Print help
+";
+
+/// What the command line asks for.
+enum Cmd {
+    /// Print this text on stdout and exit 0 (`--help`, `--version`).
+    Print(&'static str),
+    Doctor {
+        counters: Option<String>,
+    },
+    List {
+        all: bool,
+    },
+}
+
+/// A usage error: what to print on stderr before exiting with 2.
+struct Usage(String);
+
+fn unexpected(arg: lexopt::Arg<'_>, help: &str) -> Usage {
+    let arg = match arg {
+        lexopt::Arg::Short(c) => format!("unknown option `-{c}`"),
+        lexopt::Arg::Long(l) => format!("unknown option `--{l}`"),
+        lexopt::Arg::Value(v) => format!("unexpected argument `{}`", v.to_string_lossy()),
+    };
+    let usage = help.lines().find(|l| l.starts_with("Usage:")).unwrap_or("");
+    Usage(format!(
+        "error: {arg}\n\n{usage}\n\nFor more information, try '--help'."
+    ))
+}
+
+fn lexopt_error(e: lexopt::Error) -> Usage {
+    Usage(format!("error: {e}\n\nFor more information, try '--help'."))
+}
+
+fn subcommand_help(name: &str) -> Option<&'static str> {
+    match name {
+        "doctor" => Some(DOCTOR_HELP),
+        "list" => Some(LIST_HELP),
+        "help" => Some(HELP),
+        _ => None,
+    }
+}
+
+fn unknown_subcommand(name: &str) -> Usage {
+    Usage(format!(
+        "error: unrecognized subcommand `{name}` (expected `doctor` or `list`)\n\n\
+         Usage: perfbench <COMMAND>\n\nFor more information, try '--help'."
+    ))
+}
+
+fn parse_cli() -> Result<Cmd, Usage> {
+    use lexopt::prelude::*;
+    let mut p = lexopt::Parser::from_env();
+    let sub = match p.next().map_err(lexopt_error)? {
+        // Like clap's `arg_required_else_help`: the help text, on stderr, is the error.
+        None => return Err(Usage(HELP.trim_end().to_owned())),
+        Some(Short('h') | Long("help")) => return Ok(Cmd::Print(HELP)),
+        Some(Short('V') | Long("version")) => {
+            return Ok(Cmd::Print(concat!(
+                "perfbench ",
+                env!("CARGO_PKG_VERSION"),
+                "\n"
+            )))
+        }
+        Some(Value(v)) => v.string().map_err(lexopt_error)?,
+        Some(arg) => return Err(unexpected(arg, HELP)),
+    };
+    match sub.as_str() {
+        "help" => match p.next().map_err(lexopt_error)? {
+            None => Ok(Cmd::Print(HELP)),
+            Some(Value(v)) => {
+                let v = v.string().map_err(lexopt_error)?;
+                match (subcommand_help(&v), p.next().map_err(lexopt_error)?) {
+                    (Some(text), None) => Ok(Cmd::Print(text)),
+                    (None, _) => Err(unknown_subcommand(&v)),
+                    (Some(_), Some(arg)) => Err(unexpected(arg, HELP)),
+                }
+            }
+            Some(arg) => Err(unexpected(arg, HELP)),
+        },
+        "doctor" => {
+            let mut counters = None;
+            while let Some(arg) = p.next().map_err(lexopt_error)? {
+                match arg {
+                    Short('h') | Long("help") => return Ok(Cmd::Print(DOCTOR_HELP)),
+                    Long("counters") if counters.is_none() => {
+                        counters = Some(p.value().and_then(|v| v.string()).map_err(lexopt_error)?);
+                    }
+                    Long("counters") => {
+                        return Err(Usage(
+                            "error: `--counters` was given more than once\n\n\
+                             For more information, try '--help'."
+                                .to_owned(),
+                        ))
+                    }
+                    arg => return Err(unexpected(arg, DOCTOR_HELP)),
+                }
+            }
+            Ok(Cmd::Doctor { counters })
+        }
+        "list" => {
+            let mut all = false;
+            while let Some(arg) = p.next().map_err(lexopt_error)? {
+                match arg {
+                    Short('h') | Long("help") => return Ok(Cmd::Print(LIST_HELP)),
+                    Long("all") if !all => all = true,
+                    Long("all") => {
+                        return Err(Usage(
+                            "error: `--all` was given more than once\n\n\
+                             For more information, try '--help'."
+                                .to_owned(),
+                        ))
+                    }
+                    arg => return Err(unexpected(arg, LIST_HELP)),
+                }
+            }
+            Ok(Cmd::List { all })
+        }
+        other => Err(unknown_subcommand(other)),
+    }
 }
 
 fn main() -> ExitCode {
-    let matches = match cli().try_get_matches() {
-        Ok(m) => m,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+    let cmd = match parse_cli() {
+        Ok(cmd) => cmd,
+        Err(Usage(msg)) => {
+            eprintln!("{msg}");
+            return ExitCode::from(2);
         }
     };
     let sysfs = Sysfs::system();
-    match matches.subcommand() {
-        Some(("doctor", m)) => {
-            let list = m
-                .get_one::<String>("counters")
-                .cloned()
-                .unwrap_or_else(|| doctor::DOCTOR_COUNTERS.join(","));
+    match cmd {
+        Cmd::Doctor { counters } => {
+            let list = counters.unwrap_or_else(|| doctor::DOCTOR_COUNTERS.join(","));
             let events = match events::parse_list(&list, &sysfs) {
                 Ok(events) => events,
                 Err(e) => {
@@ -69,9 +187,9 @@ fn main() -> ExitCode {
             print!("{}", doctor::diagnose(&events, Machine::probe()));
             ExitCode::SUCCESS
         }
-        Some(("list", m)) => {
+        Cmd::List { all } => {
             let machine = Machine::probe();
-            let show_hw = m.get_flag("all") || machine.has_cpu_pmu();
+            let show_hw = all || machine.has_cpu_pmu();
             for name in events::known_names(&sysfs) {
                 let hw = events::parse(&name, &sysfs).is_ok_and(|e| e.needs_pmu());
                 if show_hw || !hw {
@@ -86,6 +204,9 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        _ => ExitCode::from(2),
+        Cmd::Print(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
     }
 }

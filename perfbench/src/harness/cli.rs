@@ -223,6 +223,12 @@ fn parse_sample_size(s: &str) -> Result<u32, String> {
     }
 }
 
+/// The next argument, as an option's value in UTF-8.
+fn text(parser: &mut lexopt::Parser) -> Result<String, CliError> {
+    use lexopt::ValueExt;
+    Ok(parser.value()?.string()?)
+}
+
 /// Parses the binary's arguments (`args[0]` is the program).
 pub fn parse<I, T>(name: &str, args: I) -> Result<Args, CliError>
 where
@@ -276,7 +282,6 @@ where
                 "`--{long}` was given more than once"
             )));
         }
-        let mut value = || -> Result<String, CliError> { Ok(parser.value()?.string()?) };
         let bad = |e: String| CliError::usage(format!("invalid value for `--{long}`: {e}"));
         match long.as_str() {
             "exact" => a.exact = true,
@@ -286,30 +291,30 @@ where
             "quick" => a.quick = true,
             "ignored" => a.ignored = true,
             "include-ignored" => a.include_ignored = true,
-            "counters" => a.counters = Some(value()?),
+            "counters" => a.counters = Some(text(&mut parser)?),
             "json" => a.json = Some(PathBuf::from(parser.value()?)),
-            "sample-size" => a.sample_size = Some(parse_sample_size(&value()?).map_err(bad)?),
-            "warm-up-time" => a.warm_up_time = Some(parse_seconds(&value()?).map_err(bad)?),
+            "sample-size" => {
+                a.sample_size = Some(parse_sample_size(&text(&mut parser)?).map_err(bad)?)
+            }
+            "warm-up-time" => {
+                a.warm_up_time = Some(parse_seconds(&text(&mut parser)?).map_err(bad)?)
+            }
             "measurement-time" => {
-                a.measurement_time = Some(parse_seconds(&value()?).map_err(bad)?);
+                a.measurement_time = Some(parse_seconds(&text(&mut parser)?).map_err(bad)?);
             }
             "sampling" => {
-                a.linear = match value()?.as_str() {
+                a.linear = match text(&mut parser)?.as_str() {
                     "flat" => false,
                     "linear" => true,
                     v => return Err(bad(format!("`{v}` (expected `flat` or `linear`)"))),
                 };
             }
             "format" => {
-                a.format = match value()?.as_str() {
+                a.format = match text(&mut parser)?.as_str() {
                     "pretty" => Format::Pretty,
                     "terse" => Format::Terse,
                     "json" => Format::Json,
-                    v => {
-                        return Err(bad(format!(
-                            "`{v}` (expected `pretty`, `terse` or `json`)"
-                        )))
-                    }
+                    v => return Err(bad(format!("`{v}` (expected `pretty`, `terse` or `json`)"))),
                 };
             }
             l if LIBTEST_FLAGS.contains(&l) => {}
@@ -377,6 +382,44 @@ mod tests {
         assert!(e.to_string().contains("soon"));
         assert!(p(&["--measurement-time", "-1"]).is_err());
         assert!(p(&["--format", "xml"]).is_err());
+    }
+
+    #[test]
+    fn equals_forms_help_and_positionals() {
+        let a = p(&[
+            "--bench",
+            "--sample-size=20",
+            "--format=json",
+            "--json=out.json",
+        ])
+        .unwrap();
+        assert_eq!(a.sample_size, Some(20));
+        assert_eq!(a.format, Format::Json);
+        assert_eq!(a.json.as_deref(), Some(std::path::Path::new("out.json")));
+        let e = p(&["fib", "extra"]).unwrap_err();
+        assert!(!e.is_help() && e.to_string().contains("extra"), "{e}");
+        let e = p(&["--exact=yes"]).unwrap_err();
+        assert!(e.to_string().contains("--exact"), "{e}");
+        let e = p(&["--counters"]).unwrap_err();
+        assert!(e.to_string().contains("--counters"), "{e}");
+        for h in ["--help", "-h"] {
+            let e = p(&["--bench", h]).unwrap_err();
+            assert!(e.is_help());
+            for flag in [
+                "--measurement-time",
+                "--sampling",
+                "--include-ignored",
+                "--help",
+            ] {
+                assert!(e.to_string().contains(flag), "{e}");
+            }
+        }
+        let e = p(&["--exat"]).unwrap_err();
+        assert!(e.to_string().contains("did you mean `--exact`"), "{e}");
+        assert_eq!(
+            p(&["--", "--odd"]).unwrap().filter.as_deref(),
+            Some("--odd")
+        );
     }
 
     #[test]

@@ -153,13 +153,13 @@ pub fn main() -> ExitCode {
     let suite = suite_name();
     let args = match cli::parse(&suite, std::env::args_os()) {
         Ok(a) => a,
+        Err(e) if e.is_help() => {
+            print!("{e}");
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
         }
     };
     run(&suite, &args)
@@ -293,7 +293,7 @@ fn run_config(args: &Args, events: &[Event]) -> RunConfig {
     }
 }
 
-/// The default counters for this machine, and a note when hardware counters are unavailable.
+/// The default counters for this machine, and a note when some are unavailable.
 pub fn default_events(sysfs: &Sysfs, machine: &Machine) -> (Vec<Event>, Option<String>) {
     let parse = |names: &[&str]| -> Vec<Event> {
         names
@@ -301,40 +301,51 @@ pub fn default_events(sysfs: &Sysfs, machine: &Machine) -> (Vec<Event>, Option<S
             .filter_map(|n| events::parse(n, sysfs).ok())
             .collect()
     };
+    let mut notes = Vec::new();
     if machine.has_cpu_pmu() {
-        let hw = parse(DEFAULT_HARDWARE);
         // Keep the hardware events this PMU has (an emulated or small PMU may lack some).
-        if let Ok((counters, dropped)) = open_available(&hw) {
-            if counters
-                .groups()
-                .iter()
-                .any(|g| g.events().iter().any(Event::needs_pmu))
-            {
-                let kept: Vec<Event> = counters.events().to_vec();
-                let note = (!dropped.is_empty()).then(|| {
-                    let names: Vec<&str> = dropped.iter().map(|(n, _)| n.as_str()).collect();
-                    format!("this PMU cannot count {}: left out", names.join(", "))
-                });
-                return (kept, note);
+        if let Ok((counters, dropped)) = open_available(&parse(DEFAULT_HARDWARE)) {
+            if counters.events().iter().any(Event::needs_pmu) {
+                if !dropped.is_empty() {
+                    notes.push(format!(
+                        "this PMU cannot count {}: left out",
+                        dropped_names(&dropped)
+                    ));
+                }
+                return (counters.events().to_vec(), notes.pop());
             }
         }
-        return (
-            parse(DEFAULT_SOFTWARE),
-            Some(
-                "hardware counters do not open here: measuring wall-time and software counters \
-                 (`perfbench doctor` explains)"
-                    .to_owned(),
-            ),
+        notes.push(
+            "hardware counters do not open here: measuring wall-time and software counters"
+                .to_owned(),
+        );
+    } else {
+        notes.push(
+            "no hardware PMU on this machine: measuring wall-time and software counters".to_owned(),
         );
     }
-    (
-        parse(DEFAULT_SOFTWARE),
-        Some(
-            "no hardware PMU on this machine: measuring wall-time, task-clock, page-faults and \
-             context-switches (`perfbench doctor` explains)"
-                .to_owned(),
-        ),
-    )
+    // Software counters an unprivileged user may not count (context switches happen in the
+    // kernel) are left out once, here, rather than noted for every benchmark.
+    let software = parse(DEFAULT_SOFTWARE);
+    let kept = match open_available(&software) {
+        Ok((counters, dropped)) => {
+            if !dropped.is_empty() {
+                notes.push(format!("{} left out", dropped_names(&dropped)));
+            }
+            counters.events().to_vec()
+        }
+        Err(_) => vec![Event::wall_time()],
+    };
+    notes.push("`perfbench doctor` explains".to_owned());
+    (kept, Some(notes.join("; ")))
+}
+
+fn dropped_names(dropped: &[(String, CounterError)]) -> String {
+    dropped
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Opens what can be opened of `events`; returns the counters and the events dropped with why.
@@ -394,7 +405,6 @@ fn measure_one(
         Err(e) => return failed(p, e.to_string()),
     };
     if !dropped.is_empty() {
-        let names: Vec<&str> = dropped.iter().map(|(n, _)| n.as_str()).collect();
         let reason = match &dropped[0].1 {
             CounterError::Open { explanation, .. } => explanation.reason.clone(),
             other => other.to_string(),
@@ -403,7 +413,7 @@ fn measure_one(
             eprintln!(
                 "note: {}: not measuring {} here: {reason}",
                 p.id,
-                names.join(", ")
+                dropped_names(&dropped)
             )
         });
     }
