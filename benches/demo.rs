@@ -1,27 +1,10 @@
-//! The example from the harness issue, exactly as a user writes it.
+//! The example from the harness issue as a user writes it (its helpers `fib` and `shuffled`
+//! come from `support/`).
 //! `cargo bench --bench demo`
 use perfbench::{black_box, perfbench, Bencher};
 
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        n
-    } else {
-        fib(n - 1) + fib(n - 2)
-    }
-}
-
-/// A deterministic shuffle (xorshift), so every sample sorts the same kind of input.
-fn shuffled(n: u32) -> Vec<u32> {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut v: Vec<u32> = (0..n).collect();
-    for i in (1..v.len()).rev() {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.swap(i, (x % (i as u64 + 1)) as usize);
-    }
-    v
-}
+mod support;
+use support::{fib, shuffled};
 
 #[perfbench]
 fn fib_20() -> u64 {
