@@ -422,17 +422,9 @@ impl Overhead {
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+/// The median of the calibration readings; 0 when there are none (or none is finite).
+fn median(v: Vec<f64>) -> f64 {
+    crate::stats::univariate::Sample::new(&v).map_or(0.0, |s| s.median())
 }
 
 /// Runs the body with doubling iteration counts until `budget_ns` is spent; returns the last
