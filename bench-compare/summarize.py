@@ -178,10 +178,11 @@ def main():
 
     # 3. Interval widths and 4. point estimates
     print("## 3. Relative width of the 95% wall-time interval, (high - low) / point\n")
-    print("perfbench: `counters[\"wall-time\"].estimate` (flat sampling: interval of the mean). "
+    print("perfbench: `counters[\"wall-time\"].estimate`, interval of `point` (flat sampling: the mean "
+          "of the samples within Tukey's outer fences; `excluded` says how many were left out). "
           "criterion: `mean` and `slope` of `estimates.json` (its headline `time:` is the slope).\n")
-    print("| bench | round | perfbench mean | criterion mean | criterion slope | pb <= cr mean | pb <= cr slope |")
-    print("| --- | ---: | ---: | ---: | ---: | :---: | :---: |")
+    print("| bench | round | perfbench point | excluded | criterion mean | criterion slope | pb <= cr mean | pb <= cr slope |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | :---: | :---: |")
     widths = {b: {"pb": [], "crm": [], "crs": []} for b in BENCHES}
     points = {b: [] for b in BENCHES}
     for b in BENCHES:
@@ -192,7 +193,7 @@ def main():
                 continue
             bench = next(x for x in json.load(open(pp))["benchmarks"] if x["name"] == b)
             e = bench["counters"]["wall-time"]["estimate"]
-            pb_point = e["slope"] if e.get("slope") is not None else e["mean"]
+            pb_point = e.get("point", e["slope"] if e.get("slope") is not None else e["mean"])
             pb = (e["ci_high"] - e["ci_low"]) / pb_point
             c = json.load(open(cp))
             cm, cs = c["mean"], c.get("slope")
@@ -209,11 +210,11 @@ def main():
             points[b].append((i, pb_point, e["median"], cm["point_estimate"],
                               cs["point_estimate"] if cs else float("nan"),
                               c["median"]["point_estimate"]))
-            print(f"| {b} | {i} | {100 * pb:.1f}% | {100 * crm:.1f}% | {100 * crs:.1f}% | "
+            print(f"| {b} | {i} | {100 * pb:.1f}% | {e.get('excluded', 0)} | {100 * crm:.1f}% | {100 * crs:.1f}% | "
                   f"{'yes' if pb <= crm else 'no'} | {'yes' if pb <= crs else 'no'} |")
     print()
-    print("| bench | median perfbench | median criterion mean | median criterion slope |")
-    print("| --- | ---: | ---: | ---: |")
+    print("| bench | median perfbench | median criterion mean | median criterion slope | rounds pb <= cr mean | rounds pb <= cr slope |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     all_ok_mean = all_ok_slope = True
     for b in BENCHES:
         w = widths[b]
@@ -222,7 +223,10 @@ def main():
         mp, mm, ms = med(w["pb"]), med(w["crm"]), med(w["crs"])
         all_ok_mean &= mp <= mm
         all_ok_slope &= mp <= ms
-        print(f"| {b} | {100 * mp:.1f}% | {100 * mm:.1f}% | {100 * ms:.1f}% |")
+        n = len(w["pb"])
+        wins_m = sum(p <= m for p, m in zip(w["pb"], w["crm"]))
+        wins_s = sum(p <= c for p, c in zip(w["pb"], w["crs"]))
+        print(f"| {b} | {100 * mp:.1f}% | {100 * mm:.1f}% | {100 * ms:.1f}% | {wins_m}/{n} | {wins_s}/{n} |")
     print()
     print(f"Target (perfbench's intervals no wider than criterion's), on the medians: "
           f"against criterion's mean **{'met' if all_ok_mean else 'NOT met'}**, against its slope "

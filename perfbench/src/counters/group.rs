@@ -478,14 +478,27 @@ impl Group {
 
 /// The counters a run measures: perf event groups plus, when asked for, the `wall-time` clock.
 ///
-/// A request is split into several groups when the PMU cannot hold it in one; each group is
-/// meant to be measured in its own pass. Software events are kept apart from hardware events so
-/// the hardware group can use the fast path, and apart from each other (see [`Counters::open`]).
+/// A request is split into several groups when the PMU cannot hold it in one. Software events
+/// are kept apart from hardware events so the hardware group can use the fast path, and apart
+/// from each other (see [`Counters::open`]). [`Counters::passes`] says which groups are measured
+/// together.
 #[derive(Debug)]
 pub struct Counters {
     events: Vec<Event>,
+    /// Hardware groups first (`..hardware`), then one group per software event.
     groups: Vec<Group>,
+    hardware: usize,
     wall_time: bool,
+}
+
+/// Groups measured together in one measurement pass: a range of [`Counters::groups`], and
+/// whether the `wall-time` clock is read in the same brackets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pass {
+    /// The groups of this pass, as indices into [`Counters::groups`].
+    pub groups: std::ops::Range<usize>,
+    /// Whether `wall-time` is measured in this pass.
+    pub wall_time: bool,
 }
 
 impl Counters {
@@ -505,6 +518,7 @@ impl Counters {
         if !hardware.is_empty() {
             open_split(&hardware, options, &mut groups)?;
         }
+        let hardware = groups.len();
         // Software events never multiplex, so they gain nothing from sharing a group, and
         // grouping them is unreliable: on Linux 6.18 a member whose leader belongs to another
         // software PMU (task-clock and cpu-clock are PMUs of their own; page-faults and
@@ -516,6 +530,7 @@ impl Counters {
         Ok(Counters {
             events: events.to_vec(),
             groups,
+            hardware,
             wall_time: events.iter().any(|e| matches!(e.kind, EventKind::WallTime)),
         })
     }
@@ -525,7 +540,7 @@ impl Counters {
         &self.events
     }
 
-    /// The perf event groups, one per measurement pass.
+    /// The perf event groups: hardware groups first, then the software ones.
     pub fn groups(&self) -> &[Group] {
         &self.groups
     }
@@ -538,6 +553,40 @@ impl Counters {
     /// Whether `wall-time` was requested.
     pub fn wall_time(&self) -> bool {
         self.wall_time
+    }
+
+    /// The measurement passes, at least one.
+    ///
+    /// - Each hardware group is a pass of its own: the groups were split because the PMU cannot
+    ///   count them at the same time, and measuring them together would multiplex them.
+    /// - All the software groups share one pass. Software events never compete for counters,
+    ///   so reading several groups in one bracket costs only the bracket's extra reads, which
+    ///   calibration subtracts, and every counter gets the whole pass's share of the measurement
+    ///   time and describes the same samples as the others.
+    /// - `wall-time` is read in the first pass (a pass of its own when there is no group). The
+    ///   [`Meter`](crate::harness::Meter) keeps the counter reads out of its bracket: the clock
+    ///   is read outside fast-path reads and inside `read(2)` calls.
+    pub fn passes(&self) -> Vec<Pass> {
+        let mut passes: Vec<Pass> = (0..self.hardware)
+            .map(|i| Pass {
+                groups: i..i + 1,
+                wall_time: false,
+            })
+            .collect();
+        if self.groups.len() > self.hardware {
+            passes.push(Pass {
+                groups: self.hardware..self.groups.len(),
+                wall_time: false,
+            });
+        }
+        match passes.first_mut() {
+            Some(first) => first.wall_time = self.wall_time,
+            None => passes.push(Pass {
+                groups: 0..0,
+                wall_time: self.wall_time,
+            }),
+        }
+        passes
     }
 
     /// The source serving `event` (by name), or `None` when it is not part of this set.
@@ -737,6 +786,32 @@ mod tests {
         assert_eq!(counters.source_of("wall-time"), Some(Source::Clock));
         assert_eq!(counters.source_of("task-clock"), Some(Source::Read));
         assert_eq!(counters.source_of("nope"), None);
+        // The three software groups and the clock in one pass.
+        assert_eq!(
+            counters.passes(),
+            vec![Pass {
+                groups: 0..3,
+                wall_time: true
+            }]
+        );
+        let software_only = Counters::open(&software_trio(), &GroupOptions::default()).unwrap();
+        assert_eq!(
+            software_only.passes(),
+            vec![Pass {
+                groups: 0..3,
+                wall_time: false
+            }]
+        );
+        let clock_only = Counters::open(&[Event::wall_time()], &GroupOptions::default()).unwrap();
+        assert_eq!(
+            clock_only.passes(),
+            vec![Pass {
+                groups: 0..0,
+                wall_time: true
+            }]
+        );
+        let nothing = Counters::open(&[], &GroupOptions::default()).unwrap();
+        assert_eq!(nothing.passes().len(), 1);
     }
 
     #[test]
@@ -856,6 +931,17 @@ mod tests {
             group.read(&mut r).unwrap();
             assert!(!r.never_ran(), "group {:?} never ran", group.names());
         }
+    }
+
+    #[test]
+    #[ignore = "needs a CPU PMU (hardware counters); the development VM has none"]
+    fn each_hardware_group_is_a_pass_and_the_clock_joins_the_first() {
+        let mut events = hw("instructions");
+        events.push(sw("page-faults", raw::PERF_COUNT_SW_PAGE_FAULTS));
+        events.push(Event::wall_time());
+        let counters = Counters::open(&events, &GroupOptions::default()).unwrap();
+        let pass = |groups: std::ops::Range<usize>, wall_time| Pass { groups, wall_time };
+        assert_eq!(counters.passes(), vec![pass(0..1, true), pass(1..2, false)]);
     }
 
     #[test]

@@ -7,8 +7,9 @@
 //! 2. **Plan**: `sample_size` samples share the measurement time (divided among passes).
 //!    Flat sampling gives every sample the same `n` iterations; linear sampling gives sample `i`
 //!    `(i + 1) * d` iterations.
-//! 3. **Passes**: one per counter group (counters the PMU cannot hold at once are measured in
-//!    separate passes); `wall-time` is measured in the first pass.
+//! 3. **Passes**: one per hardware counter group (counters the PMU cannot hold at once are
+//!    measured in separate passes) and one for all software counters together; `wall-time` is
+//!    measured in the first pass ([`Counters::passes`]).
 //! 4. **Calibration**: before each sample of a pass (and a few times up front), the *same*
 //!    bracket runs with an empty body and the same iteration count; the median of those
 //!    readings (a least-squares line in the iteration count, for linear sampling) is each
@@ -38,20 +39,23 @@ pub struct Plan {
 /// Calibration readings per pass, at least.
 const CALIBRATION_RUNS: usize = 21;
 
-/// The bracket around measured code: reads the pass's counter group and the clock at
+/// The bracket around measured code: reads the pass's counter groups and the clock at
 /// [`Meter::start`] and again at [`Meter::stop`], and adds up the differences.
 pub struct Meter<'a> {
-    group: Option<&'a mut Group>,
+    groups: &'a mut [Group],
     wall: bool,
     /// Read the clock outside the counter reads (fast path) rather than inside (`read(2)`).
     clock_outside: bool,
-    begin: Reading,
-    end: Reading,
+    /// One reading per group.
+    begin: Vec<Reading>,
+    end: Vec<Reading>,
     begin_ns: u64,
+    /// Every group's members, in order.
     acc: Vec<u64>,
     acc_ns: u64,
-    acc_enabled: u64,
-    acc_running: u64,
+    /// Per group.
+    acc_enabled: Vec<u64>,
+    acc_running: Vec<u64>,
     pairs: u64,
     error: Option<CounterError>,
 }
@@ -65,40 +69,41 @@ impl fmt::Debug for Meter<'_> {
 }
 
 impl<'a> Meter<'a> {
-    fn new(group: Option<&'a mut Group>, wall: bool) -> Meter<'a> {
-        let n = group.as_ref().map_or(0, |g| g.len());
+    fn new(groups: &'a mut [Group], wall: bool) -> Meter<'a> {
+        let n: usize = groups.iter().map(Group::len).sum();
         // With the fast path the counters must not count the clock's vDSO code, whose seqlock
         // loop occasionally retries (the kernel updates its data on timer ticks) and would add
         // instructions to one sample: the clock goes outside, and wall time absorbs the
         // (calibrated) cost of the counter reads. With `read(2)` the clock goes inside, so wall
-        // time does not carry two system calls per bracket.
-        let clock_outside = group.as_ref().is_some_and(|g| g.source() != Source::Read);
+        // time does not carry the system calls.
+        let clock_outside = !groups.is_empty() && groups.iter().all(|g| g.source() != Source::Read);
+        let readings: Vec<Reading> = groups.iter().map(|g| Reading::with_len(g.len())).collect();
         Meter {
-            group,
             wall,
             clock_outside,
-            begin: Reading::with_len(n),
-            end: Reading::with_len(n),
+            begin: readings.clone(),
+            end: readings,
             begin_ns: 0,
             acc: vec![0; n],
             acc_ns: 0,
-            acc_enabled: 0,
-            acc_running: 0,
+            acc_enabled: vec![0; groups.len()],
+            acc_running: vec![0; groups.len()],
             pairs: 0,
             error: None,
+            groups,
         }
     }
 
     /// A meter that reads nothing (smoke tests and warm-up).
     pub(crate) fn idle() -> Meter<'static> {
-        Meter::new(None, false)
+        Meter::new(&mut [], false)
     }
 
     fn clear(&mut self) {
         self.acc.iter_mut().for_each(|v| *v = 0);
         self.acc_ns = 0;
-        self.acc_enabled = 0;
-        self.acc_running = 0;
+        self.acc_enabled.iter_mut().for_each(|v| *v = 0);
+        self.acc_running.iter_mut().for_each(|v| *v = 0);
         self.pairs = 0;
     }
 
@@ -109,8 +114,8 @@ impl<'a> Meter<'a> {
         if self.wall && self.clock_outside {
             self.begin_ns = wall_time_ns();
         }
-        if let Some(group) = self.group.as_deref_mut() {
-            if let Err(e) = group.read(&mut self.begin) {
+        for (group, begin) in self.groups.iter_mut().zip(&mut self.begin) {
+            if let Err(e) = group.read(begin) {
                 self.error.get_or_insert(e);
             }
         }
@@ -135,37 +140,47 @@ impl<'a> Meter<'a> {
 
     #[inline(always)]
     fn stop_counters(&mut self) {
-        if let Some(group) = self.group.as_deref_mut() {
-            if let Err(e) = group.read(&mut self.end) {
+        // Mirror order of `start`, so each group's bracket is nested inside the earlier ones.
+        for (group, end) in self.groups.iter_mut().zip(&mut self.end).rev() {
+            if let Err(e) = group.read(end) {
                 self.error.get_or_insert(e);
             }
-            for ((acc, end), begin) in self
-                .acc
-                .iter_mut()
-                .zip(&self.end.values)
-                .zip(&self.begin.values)
-            {
+        }
+        let mut acc = self.acc.iter_mut();
+        for (g, (end, begin)) in self.end.iter().zip(&self.begin).enumerate() {
+            // The group's readings drive the zip, so `acc` advances by exactly their length.
+            for ((end, begin), acc) in end.values.iter().zip(&begin.values).zip(&mut acc) {
                 *acc = acc.wrapping_add(end.wrapping_sub(*begin));
             }
-            self.acc_enabled += self.end.time_enabled.wrapping_sub(self.begin.time_enabled);
-            self.acc_running += self.end.time_running.wrapping_sub(self.begin.time_running);
+            self.acc_enabled[g] += end.time_enabled.wrapping_sub(begin.time_enabled);
+            self.acc_running[g] += end.time_running.wrapping_sub(begin.time_running);
         }
     }
 
-    /// The accumulated differences: the group's members, then wall time when measured; plus
-    /// whether the group was multiplexed during them.
-    fn totals(&self) -> (Vec<f64>, bool) {
-        let multiplexed = self.acc_running < self.acc_enabled;
-        let scale = if multiplexed && self.acc_running > 0 {
-            self.acc_enabled as f64 / self.acc_running as f64
-        } else {
-            1.0
-        };
-        let mut v: Vec<f64> = self.acc.iter().map(|&x| x as f64 * scale).collect();
-        if self.wall {
-            v.push(self.acc_ns as f64);
+    /// The accumulated differences: the groups' members, then wall time when measured; and,
+    /// per column, whether its group was multiplexed during them (never for wall time).
+    fn totals(&self) -> (Vec<f64>, Vec<bool>) {
+        let mut values = Vec::with_capacity(self.acc.len() + 1);
+        let mut multiplexed = Vec::with_capacity(self.acc.len() + 1);
+        let mut acc = self.acc.iter();
+        for (g, group) in self.groups.iter().enumerate() {
+            let (enabled, running) = (self.acc_enabled[g], self.acc_running[g]);
+            let mux = running < enabled;
+            let scale = if mux && running > 0 {
+                enabled as f64 / running as f64
+            } else {
+                1.0
+            };
+            for &x in (&mut acc).take(group.len()) {
+                values.push(x as f64 * scale);
+                multiplexed.push(mux);
+            }
         }
-        (v, multiplexed)
+        if self.wall {
+            values.push(self.acc_ns as f64);
+            multiplexed.push(false);
+        }
+        (values, multiplexed)
     }
 }
 
@@ -250,44 +265,42 @@ impl Sampler {
         empty: &mut dyn Body,
     ) -> Result<Measured, CounterError> {
         let ns_per_iter = warm_up(body, self.plan.warm_up_ns);
-        let passes = self.counters.groups().len().max(1);
-        let iterations = plan_iterations(&self.plan, ns_per_iter, passes);
-        let wall = self.counters.wall_time();
+        let passes = self.counters.passes();
+        let iterations = plan_iterations(&self.plan, ns_per_iter, passes.len());
         let mut out: Vec<CounterResult> = Vec::new();
-        for pass in 0..passes {
+        for (index, pass) in passes.iter().enumerate() {
             let mut report = |sample: usize| {
                 if let Some(f) = self.on_progress.as_mut() {
                     f(Progress {
-                        pass,
-                        passes,
+                        pass: index,
+                        passes: passes.len(),
                         sample,
                         samples: iterations.len(),
                     });
                 }
             };
             report(0);
-            let pass_wall = wall && pass == 0;
-            let mut group = self.counters.groups_mut().get_mut(pass);
+            let groups = &mut self.counters.groups_mut()[pass.groups.clone()];
             let mut columns: Vec<(String, &'static str, Source)> = Vec::new();
-            if let Some(g) = group.as_deref_mut() {
+            for g in groups.iter() {
                 g.reset()?;
                 g.enable()?;
                 for e in g.events() {
                     columns.push((e.name.clone(), e.unit(), g.source()));
                 }
             }
-            if pass_wall {
+            if pass.wall_time {
                 columns.push((crate::events::WALL_TIME.to_owned(), "ns", Source::Clock));
             }
             let measured = run_pass(
-                group.as_deref_mut(),
-                pass_wall,
+                &mut *groups,
+                pass.wall_time,
                 body,
                 empty,
                 &iterations,
                 &mut report,
             );
-            if let Some(g) = group {
+            for g in groups.iter() {
                 g.disable()?;
             }
             let (values, multiplexed, overheads) = measured?;
@@ -324,14 +337,14 @@ impl Sampler {
 type PassValues = (Vec<Vec<f64>>, Vec<bool>, Vec<f64>);
 
 fn run_pass(
-    group: Option<&mut Group>,
+    groups: &mut [Group],
     wall: bool,
     body: &mut dyn Body,
     empty: &mut dyn Body,
     iterations: &[u64],
     progress: &mut dyn FnMut(usize),
 ) -> Result<PassValues, CounterError> {
-    let mut meter = Meter::new(group, wall);
+    let mut meter = Meter::new(groups, wall);
     let columns = meter.acc.len() + usize::from(wall);
     let per_pair = empty.per_pair();
     // Calibration runs are interleaved with the samples (one before each, plus a few up
@@ -353,10 +366,8 @@ fn run_pass(
         meter.clear();
         body.run(n, &mut meter);
         let (t, mux) = meter.totals();
-        if mux {
-            multiplexed[..meter.acc.len()]
-                .iter_mut()
-                .for_each(|m| *m = true);
+        for (any, now) in multiplexed.iter_mut().zip(mux) {
+            *any |= now;
         }
         totals.push((t, meter.pairs.max(1)));
         progress(i + 1);

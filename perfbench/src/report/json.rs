@@ -24,11 +24,13 @@
 //!       "instructions": { "unit": "count", "source": "rdpmc", "multiplexed": false,
 //!                         "per_iteration": [54731.0, ...], "iterations": [812, ...],
 //!                         "overhead": 41.0,
-//!                         "estimate": { "mean": 54731.0, "median": ..., "stddev": ..., "mad": ...,
+//!                         "estimate": { "point": 54731.0, "mean": 54731.0, "median": ...,
+//!                                       "stddev": ..., "mad": ...,
 //!                                       "ci_low": ..., "ci_high": ..., "confidence": 0.95,
 //!                                       "min": ..., "max": ..., "slope": null, "r_squared": null,
 //!                                       "outliers": { "low_severe": 0, "low_mild": 0, "normal": 100,
-//!                                                     "high_mild": 0, "high_severe": 0 } } } },
+//!                                                     "high_mild": 0, "high_severe": 0 },
+//!                                       "excluded": 0 } } },
 //!     "derived": { "ipc": { "per_sample": [...], "estimate": { ... } } }
 //!   } ]
 //! }
@@ -227,6 +229,7 @@ fn estimate_value(e: Option<&Estimate>) -> Value {
     };
     let o = &e.outliers;
     obj(vec![
+        ("point", Value::Float(e.point)),
         ("mean", Value::Float(e.mean)),
         ("median", Value::Float(e.median)),
         ("stddev", Value::Float(e.stddev)),
@@ -248,6 +251,7 @@ fn estimate_value(e: Option<&Estimate>) -> Value {
                 ("high_severe", uint(o.high_severe)),
             ]),
         ),
+        ("excluded", uint(e.excluded)),
     ])
 }
 
@@ -667,8 +671,22 @@ fn read_estimate(node: &Node<'_>) -> Result<Option<Estimate>, ReportError> {
             }
         }
     };
+    // `point` and `excluded` are always written; a document without them (written by hand,
+    // or by a build before they existed) reads as if no sample had been left out.
+    let excluded = match node.optional("excluded") {
+        None => 0,
+        Some(field) => usize::try_from(field.uint()?)
+            .map_err(|_| field.wrong("a count that fits this machine"))?,
+    };
+    let slope = opt("slope")?;
+    let mean = f("mean")?;
+    let point = match node.optional("point") {
+        Some(field) => field.float()?,
+        None => slope.unwrap_or(mean),
+    };
     Ok(Some(Estimate {
-        mean: f("mean")?,
+        point,
+        mean,
         median: f("median")?,
         stddev: f("stddev")?,
         mad: f("mad")?,
@@ -677,9 +695,10 @@ fn read_estimate(node: &Node<'_>) -> Result<Option<Estimate>, ReportError> {
         confidence: f("confidence")?,
         min: f("min")?,
         max: f("max")?,
-        slope: opt("slope")?,
+        slope,
         r_squared: opt("r_squared")?,
         outliers,
+        excluded,
     }))
 }
 
@@ -1024,6 +1043,11 @@ pub(crate) mod tests {
         assert_eq!(c.per_iteration[..2], [1.0, 2.5]);
         let e = c.estimate.unwrap();
         assert_eq!((e.slope, e.outliers.total()), (None, 0));
+        assert_eq!(
+            (e.point, e.excluded),
+            (1.0, 0),
+            "no point: the mean, nothing left out"
+        );
         assert!(file.benchmarks[0].derived.is_empty());
     }
 }

@@ -17,12 +17,13 @@
 //!     cycles*        3.80 K   [3.80 3.80]  rdpmc
 //!     ipc            1.19     [1.19 1.19]
 //!     throughput     25.2 GiB/s [25.0 25.4]
-//!     1 outlier among 20 samples of wall-time (1 high severe)
+//!     1 outlier among 20 samples of wall-time (1 high severe; the severe one is left out of the estimate)
 //!     * scaled: counter was multiplexed
 //! ```
 //!
 //! Each counter shows its per-iteration estimate (the slope with linear sampling, the mean
-//! otherwise) and the confidence interval in the same scale, then its source. ANSI colour
+//! otherwise, both without severe outliers: [`Estimate::point`]) and the confidence interval in
+//! the same scale, then its source. ANSI colour
 //! (bold id, dim interval, yellow multiplexing mark, red failure) appears only when
 //! [`Style::color`] is set; see [`color_wanted`].
 
@@ -158,9 +159,15 @@ struct Row {
     source: &'static str,
 }
 
-/// The per-iteration figure: the slope with linear sampling (when finite), the mean otherwise.
+/// The per-iteration figure: the estimate's [`point`](Estimate::point) (the slope with linear
+/// sampling, the mean otherwise, without severe outliers), or the plain mean if that is not
+/// finite.
 fn point(e: &Estimate) -> f64 {
-    e.slope.filter(|s| s.is_finite()).unwrap_or(e.mean)
+    if e.point.is_finite() {
+        e.point
+    } else {
+        e.mean
+    }
 }
 
 fn counter_row(c: &CounterResult) -> Row {
@@ -268,7 +275,8 @@ fn outlier_note(b: &BenchResult) -> Option<String> {
         .counter("wall-time")
         .filter(|c| c.estimate.is_some())
         .or_else(|| b.counters.iter().find(|c| c.estimate.is_some()))?;
-    let o = c.estimate.as_ref()?.outliers;
+    let e = c.estimate.as_ref()?;
+    let o = e.outliers;
     let n = o.outliers();
     if n == 0 {
         return None;
@@ -283,8 +291,13 @@ fn outlier_note(b: &BenchResult) -> Option<String> {
     .filter(|(k, _)| *k > 0)
     .map(|(k, label)| format!("{k} {label}"))
     .collect();
+    let left_out = match e.excluded {
+        0 => String::new(),
+        1 => "; the severe one is left out of the estimate".to_owned(),
+        k => format!("; the {k} severe are left out of the estimate"),
+    };
     Some(format!(
-        "{n} outlier{} among {} samples of {} ({})",
+        "{n} outlier{} among {} samples of {} ({}{left_out})",
         if n == 1 { "" } else { "s" },
         o.total(),
         c.name,
@@ -491,7 +504,10 @@ mod tests {
         assert!(tp.contains("GiB/s"), "{tp}");
         // Outliers, criterion-style.
         assert!(
-            out.contains("1 outlier among 20 samples of wall-time (1 high severe)"),
+            out.contains(
+                "1 outlier among 20 samples of wall-time \
+                 (1 high severe; the severe one is left out of the estimate)"
+            ),
             "{out}"
         );
         // Failures with their messages; the summary names them.

@@ -16,7 +16,9 @@
 //! misses) is a cost.
 //!
 //! # Degenerate input
-//! - Non-finite values (NaN, infinities) are discarded first.
+//! - Non-finite values (NaN, infinities) are discarded first, and so are each side's severe
+//!   outliers (beyond Tukey's outer fences, when the interquartile range is not 0), as for the
+//!   estimate's [`point`](super::Estimate::point): the means compared are the headline figures.
 //! - An empty side (after that) gives `ratio: None`, `p_value: 1`, [`Verdict::Unchanged`].
 //! - A side with a single value has no variance: the p-value is 1, so the verdict is
 //!   [`Verdict::Unchanged`] (one sample cannot show that a change is not noise).
@@ -203,7 +205,8 @@ impl CompareConfig {
 /// How a counter changed from a baseline run to a new run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Change {
-    /// The mean of the baseline's values (0 when the baseline has no finite value).
+    /// The mean of the baseline's values without severe outliers (0 when the baseline has no
+    /// finite value).
     pub baseline: f64,
     /// `mean(new) / mean(baseline)`; `None` when the baseline mean is not positive or a side
     /// is empty.
@@ -224,8 +227,10 @@ pub struct Change {
 /// Compares a new run of a counter with a baseline run (per-iteration values, one per sample).
 /// See the [module documentation](self) for the rule and for degenerate input.
 pub fn compare(base: &[f64], new: &[f64], cfg: &CompareConfig) -> Change {
-    let base: Vec<f64> = base.iter().copied().filter(|x| x.is_finite()).collect();
-    let new: Vec<f64> = new.iter().copied().filter(|x| x.is_finite()).collect();
+    // The samples each side's headline figure uses: finite, severe outliers left out.
+    let headline =
+        |v: &[f64]| -> Vec<f64> { super::headline_samples(v).iter().map(|&i| v[i]).collect() };
+    let (base, new) = (headline(base), headline(new));
     let (Some(base), Some(new)) = (Sample::new(&base), Sample::new(&new)) else {
         return Change {
             baseline: Sample::new(&base).map_or(0.0, |s| s.mean()),
@@ -460,6 +465,25 @@ mod tests {
             },
         );
         assert_eq!(point.ci_low, point.ratio);
+    }
+
+    #[test]
+    fn descheduled_samples_do_not_make_a_regression() {
+        // The same code twice; in the new run 5 of 100 samples were stretched 10x.
+        let cfg = quick("wall-time");
+        let base: Vec<f64> = (0..100).map(|i| 100.0 + f64::from(i % 7) * 0.3).collect();
+        let mut new: Vec<f64> = (0..100)
+            .map(|i| 100.0 + f64::from((i + 3) % 7) * 0.3)
+            .collect();
+        for i in [10, 30, 50, 70, 90] {
+            new[i] = 1000.0;
+        }
+        let c = compare(&base, &new, &cfg);
+        assert_eq!(c.verdict, Verdict::Unchanged, "{c:?}");
+        assert!((c.ratio.unwrap() - 1.0).abs() < 0.01, "{c:?}");
+        // A real 2x slowdown with the same spikes is still caught.
+        let slower: Vec<f64> = new.iter().map(|x| x * 2.0).collect();
+        assert_eq!(compare(&base, &slower, &cfg).verdict, Verdict::Regressed);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Outlier classification with Tukey's fences, labelled as criterion labels them.
 //!
-//! Outliers are counted and reported, never removed: on a shared machine a severe outlier is
-//! usually an interrupt or a preemption, and hiding it would hide how noisy the run was.
+//! Outliers are counted and reported, and stay in the per-iteration values and the descriptive
+//! statistics. Only the headline estimate and its interval leave the severe ones out (see
+//! [`Estimate`](super::Estimate) for why), and the report says how many.
 
 use super::univariate::Percentiles;
 
@@ -24,6 +25,11 @@ impl Label {
     /// Whether the value is outside the inner fences.
     pub fn is_outlier(self) -> bool {
         self != Label::NotAnOutlier
+    }
+
+    /// Whether the value is outside the outer fences.
+    pub fn is_severe(self) -> bool {
+        matches!(self, Label::LowSevere | Label::HighSevere)
     }
 }
 
