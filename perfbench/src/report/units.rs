@@ -10,8 +10,9 @@
 //!
 //! Rules, in order:
 //! - NaN and infinities are `n/a`; zero is `0`.
-//! - Integral values below 1000 print exactly (`12`, not `12.0`): an instruction count that is
-//!   exactly 12 per iteration says so.
+//! - Integral values print exactly (`12`, not `12.0`), and whole counts below a million are not
+//!   scaled (`4523`, not `4.52 K`): an instruction count that is exactly 4523 per iteration says
+//!   so, as `perf stat` would.
 //! - Values of magnitude 1 or more (after scaling) get three significant digits (`1.23`, `12.3`,
 //!   `123`), and a value that rounds up to 1000 moves to the next unit (`999.96 ns` is
 //!   `1.00 µs`, not `1000 ns`).
@@ -20,6 +21,9 @@
 //! - Negative values (a bracket overhead subtracted from a near-empty body) keep their sign.
 //!
 //! Nothing here panics.
+
+/// Whole values below this print in full, unscaled (counts only: time and rates always scale).
+const EXACT_BELOW: f64 = 1e6;
 
 /// How a unit scales: the divisor between steps and the names of the steps.
 struct Ladder {
@@ -77,6 +81,14 @@ impl Scale {
     /// The step that shows `value` (already multiplied by the unit's factor) with at most three
     /// integer digits, moving up one more step when rounding would reach 1000.
     fn pick(ladder: &'static Ladder, value: f64) -> Scale {
+        if std::ptr::eq(ladder, &COUNT) && value.fract() == 0.0 && value.abs() < EXACT_BELOW {
+            // A whole count prints in full: an exact PMU's 4523 instructions per iteration.
+            return Scale {
+                divisor: 1.0,
+                name: ladder.names[0],
+                space: ladder.space,
+            };
+        }
         let mut i = 0;
         let mut divisor = 1.0;
         let magnitude = value.abs();
@@ -140,7 +152,7 @@ fn number(value: f64, divisor: f64) -> String {
         return "0".to_owned();
     }
     let x = value / divisor;
-    if divisor == 1.0 && x.fract() == 0.0 && x.abs() < 1000.0 {
+    if divisor == 1.0 && x.fract() == 0.0 && x.abs() < EXACT_BELOW {
         return format!("{x:.0}");
     }
     if x.abs() < 1e-3 {
@@ -243,23 +255,29 @@ mod tests {
         assert_eq!(format_value(999.0, "ns"), "999 ns");
         assert_eq!(format_value(999.4, "ns"), "999 ns");
         assert_eq!(format_value(999.9, "ns"), "1.00 µs");
-        assert_eq!(format_value(999_999.0, "count"), "1.00 M");
+        assert_eq!(format_value(999_999.6, "count"), "1.00 M");
         assert_eq!(format_value(9.996, "ns"), "10.0 ns");
         assert_eq!(format_value(99.96, "ns"), "100 ns");
         assert_eq!(format_value(0.9996, "count"), "1.00");
-        assert_eq!(format_value(1000.0, "count"), "1.00 K");
+        assert_eq!(format_value(1000.0, "count"), "1000");
+        assert_eq!(format_value(1000.2, "count"), "1.00 K");
     }
 
     #[test]
     fn counts() {
         assert_eq!(format_value(0.0, "count"), "0");
         assert_eq!(format_value(7.0, "count"), "7");
-        assert_eq!(format_value(4523.0, "count"), "4.52 K");
-        assert_eq!(format_value(45_230.0, "count"), "45.2 K");
+        assert_eq!(format_value(4523.0, "count"), "4523");
+        assert_eq!(format_value(999_999.0, "count"), "999999");
+        assert_eq!(format_value(4523.5, "count"), "4.52 K");
+        assert_eq!(format_value(45_230.4, "count"), "45.2 K");
+        assert_eq!(format_value(1_000_000.0, "count"), "1.00 M");
+        assert_eq!(format_value(4523.0, "ns"), "4.52 µs", "time always scales");
         assert_eq!(format_value(1.2e9, "count"), "1.20 G");
         assert_eq!(format_value(1e12, "count"), "1.00 T");
         assert_eq!(format_value(3.25, ""), "3.25");
-        assert_eq!(format_value(2048.0, "bytes"), "2.05 K bytes");
+        assert_eq!(format_value(2048.0, "bytes"), "2048 bytes");
+        assert_eq!(format_value(2048.5, "bytes"), "2.05 K bytes");
         assert_eq!(format_value(5.0, "furlongs"), "5 furlongs");
         assert_eq!(format_value(0.0999, "count"), "0.10");
         assert_eq!(format_value(3.16e16, "ns"), "3.16e7 s");

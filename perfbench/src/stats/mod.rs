@@ -78,7 +78,8 @@ impl Default for StatsConfig {
 /// The descriptive statistics (`mean`, `median`, `stddev`, `mad`, `min`, `max`, `outliers`)
 /// describe every finite sample. The headline [`point`](Self::point) and its interval
 /// (`ci_low`, `ci_high`) leave out the severe outliers, the samples beyond Tukey's outer fences
-/// (3 interquartile ranges beyond the quartiles), and say how many in
+/// (3 interquartile ranges beyond the quartiles), when they are at most a tenth of the samples
+/// ([`MAX_EXCLUDED_SHARE`], [`headline_samples`]), and say how many in
 /// [`excluded`](Self::excluded).
 ///
 /// Why: on a shared machine a severe outlier in a time-like counter is a sample during which the
@@ -87,7 +88,9 @@ impl Default for StatsConfig {
 /// interval several times over, so the run's figure would be decided by the other tenants. The
 /// rule is the one criterion prints ("high severe"), it is symmetric, and it never applies when
 /// the interquartile range is 0: counts that are almost always the same value (instructions on
-/// an exact PMU, page faults) keep every sample, so a rare real event stays in the figure.
+/// an exact PMU, page faults) keep every sample, so a rare real event stays in the figure. Nor
+/// does it apply when more than a tenth of the samples are severe: that is a second regime, not
+/// an interruption, and the interval must show it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
     /// The headline per-iteration value, which `ci_low..ci_high` brackets: the least-squares
@@ -120,8 +123,8 @@ pub struct Estimate {
     pub r_squared: Option<f64>,
     /// Tukey outlier counts of the per-iteration values.
     pub outliers: OutlierCounts,
-    /// How many samples (the severe outliers, or none when the interquartile range is 0) were
-    /// left out of [`point`](Self::point) and its interval.
+    /// How many samples were left out of [`point`](Self::point) and its interval: the severe
+    /// outliers, or none (see [`headline_samples`]).
     pub excluded: usize,
 }
 
@@ -146,8 +149,8 @@ pub fn estimate(values: &[f64], iterations: Option<&[u64]>, cfg: &StatsConfig) -
     let percentiles = sample.percentiles();
     let tukey = Tukey::new(&percentiles);
     let used = headline_samples(values);
+    // At least the samples between the quartiles remain.
     let used_values: Vec<f64> = used.iter().map(|&i| values[i]).collect();
-    // The quartiles lie within the fences, so at least half of the samples remain.
     let used_sample = Sample::new(&used_values)?;
     let fit = iterations.and_then(|iterations| {
         let used_iterations: Vec<u64> = used.iter().map(|&i| iterations[i]).collect();
@@ -175,20 +178,42 @@ pub fn estimate(values: &[f64], iterations: Option<&[u64]>, cfg: &StatsConfig) -
     })
 }
 
+/// The largest share of the samples that [`headline_samples`] leaves out: a tenth.
+///
+/// Severe outliers from interruptions are rare (a few in 100 samples here). When more than a
+/// tenth of the samples lie beyond the outer fences, the machine changed regime during the run
+/// (on this project's VM a neighbour can make the same loop 3x slower for seconds), no sample
+/// is dropped, and the interval shows the instability.
+pub const MAX_EXCLUDED_SHARE: f64 = 0.1;
+
 /// The indices of the samples that enter a headline figure ([`Estimate::point`], and both sides
-/// of [`compare()`]): the finite values within Tukey's outer fences, or every finite value when
-/// the interquartile range is 0. At least half of the finite values always remain.
+/// of [`compare()`]): the finite values, without the severe outliers (beyond Tukey's outer
+/// fences) when the interquartile range is above 0 and they are at most
+/// [`MAX_EXCLUDED_SHARE`] of the finite values.
 pub fn headline_samples(values: &[f64]) -> Vec<usize> {
-    let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    let Some(sample) = Sample::new(&finite) else {
+    let finite: Vec<usize> = (0..values.len())
+        .filter(|&i| values[i].is_finite())
+        .collect();
+    let finite_values: Vec<f64> = finite.iter().map(|&i| values[i]).collect();
+    let Some(sample) = Sample::new(&finite_values) else {
         return Vec::new();
     };
     let percentiles = sample.percentiles();
+    if percentiles.iqr() <= 0.0 {
+        return finite;
+    }
     let tukey = Tukey::new(&percentiles);
-    let spread = percentiles.iqr() > 0.0;
-    (0..values.len())
-        .filter(|&i| values[i].is_finite() && !(spread && tukey.classify(values[i]).is_severe()))
-        .collect()
+    let inside: Vec<usize> = finite
+        .iter()
+        .copied()
+        .filter(|&i| !tukey.classify(values[i]).is_severe())
+        .collect();
+    let excluded = finite.len() - inside.len();
+    if excluded as f64 <= MAX_EXCLUDED_SHARE * finite.len() as f64 {
+        inside
+    } else {
+        finite
+    }
 }
 
 #[cfg(test)]
@@ -287,6 +312,26 @@ mod tests {
         let e = estimate(&mild, None, &quick()).unwrap();
         assert_eq!((e.excluded, e.outliers.high_mild), (0, 1));
         assert_eq!(e.point, e.mean);
+    }
+
+    #[test]
+    fn a_second_regime_is_not_left_out() {
+        // 80 samples near 560 and 20 near 1640: a neighbour slowed the machine for a fifth of
+        // the run. That is no interruption: everything stays in, and the interval is wide.
+        let mut values: Vec<f64> = (0..80).map(|i| 560.0 + f64::from(i % 4)).collect();
+        values.extend((0..20).map(|i| 1640.0 + f64::from(i % 4)));
+        let e = estimate(&values, None, &quick()).unwrap();
+        assert_eq!(e.outliers.high_severe, 20);
+        assert_eq!(e.excluded, 0);
+        assert_eq!(e.point, e.mean);
+        assert!(e.ci_high - e.ci_low > 100.0, "{e:?}");
+        // Ten in 100 is still an interruption.
+        let mut values: Vec<f64> = (0..90).map(|i| 560.0 + f64::from(i % 4)).collect();
+        values.extend([5000.0; 10]);
+        assert_eq!(estimate(&values, None, &quick()).unwrap().excluded, 10);
+        assert_eq!(headline_samples(&values).len(), 90);
+        assert_eq!(headline_samples(&[f64::NAN, 1.0]), vec![1]);
+        assert!(headline_samples(&[]).is_empty());
     }
 
     #[test]
