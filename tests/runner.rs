@@ -77,11 +77,14 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 #[test]
 fn runner_scenarios() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let affinity = perfbench::sys::thread_affinity().expect("sched_getaffinity");
     listing();
     page_faults_are_exact_per_iteration();
     an_empty_body_reads_zero_page_faults();
     a_panic_is_reported_and_the_suite_goes_on();
     smoke_test_mode_runs_every_body_once();
+    // Runs leave the thread where it was allowed to run (they pin only on hybrid machines).
+    assert_eq!(perfbench::sys::thread_affinity().unwrap(), affinity);
 }
 
 /// The bound: an empty body reads at most 1 ns of wall time per iteration after

@@ -578,7 +578,8 @@ impl fmt::Display for Report {
                 "none: hardware counters cannot be opened on this machine".to_owned()
             } else if m.hybrid() {
                 format!(
-                    "{} (hybrid: one PMU per core type; pin benchmarks to one type)",
+                    "{} (hybrid: one PMU per core type; benchmarks run pinned to the CPUs of \
+                     their counters' core type, cpu_core unless a counter names another)",
                     m.core_pmus.join(", ")
                 )
             } else {

@@ -430,6 +430,51 @@ pub fn gettid() -> libc::pid_t {
     unsafe { libc::gettid() }
 }
 
+/// The CPUs the calling thread may run on (`sched_getaffinity`), ascending.
+pub fn thread_affinity() -> Result<Vec<u32>, Errno> {
+    // SAFETY: cpu_set_t is a plain bit array for which all zeroes is a valid (empty) value.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid, writable cpu_set_t of the size passed; pid 0 is this thread.
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if rc != 0 {
+        return Err(Errno::last());
+    }
+    Ok((0..libc::CPU_SETSIZE as u32)
+        // SAFETY: `cpu` is below CPU_SETSIZE, the capacity of `set`.
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu as usize, &set) })
+        .collect())
+}
+
+/// Restricts the calling thread to `cpus` (`sched_setaffinity`). CPUs at or beyond
+/// `CPU_SETSIZE` (1024) are ignored; an empty set (after that) is `EINVAL`, as from the kernel.
+pub fn set_thread_affinity(cpus: &[u32]) -> Result<(), Errno> {
+    // SAFETY: as in `thread_affinity`.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let mut any = false;
+    for &cpu in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as u32) {
+        // SAFETY: `cpu` is below CPU_SETSIZE, the capacity of `set`.
+        unsafe { libc::CPU_SET(cpu as usize, &mut set) };
+        any = true;
+    }
+    if !any {
+        return Err(Errno(libc::EINVAL));
+    }
+    // SAFETY: `set` is a valid cpu_set_t of the size passed; pid 0 is this thread.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if rc != 0 {
+        return Err(Errno::last());
+    }
+    Ok(())
+}
+
+/// The CPU the calling thread is running on (`sched_getcpu`), if the kernel says.
+pub fn current_cpu() -> Option<u32> {
+    // SAFETY: sched_getcpu has no preconditions.
+    let cpu = unsafe { libc::sched_getcpu() };
+    u32::try_from(cpu).ok()
+}
+
 /// The effective user id.
 pub fn geteuid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.
@@ -503,6 +548,21 @@ impl Drop for AnonMapping {
 mod tests {
     use super::*;
     use std::mem::{offset_of, size_of};
+
+    #[test]
+    fn a_thread_pinned_to_one_cpu_runs_there_and_can_be_unpinned() {
+        let allowed = thread_affinity().unwrap();
+        assert!(!allowed.is_empty());
+        let last = *allowed.last().unwrap();
+        set_thread_affinity(&[last]).unwrap();
+        assert_eq!(thread_affinity().unwrap(), vec![last]);
+        std::thread::yield_now();
+        assert_eq!(current_cpu(), Some(last));
+        set_thread_affinity(&allowed).unwrap();
+        assert_eq!(thread_affinity().unwrap(), allowed);
+        assert_eq!(set_thread_affinity(&[]), Err(Errno(libc::EINVAL)));
+        assert_eq!(set_thread_affinity(&[5000]), Err(Errno(libc::EINVAL)));
+    }
 
     #[test]
     fn attr_layout_matches_uapi() {

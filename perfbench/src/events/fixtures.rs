@@ -56,7 +56,7 @@ impl FakeSysfs {
     }
 
     /// The kernel's pseudo PMUs every machine has.
-    fn with_pseudo_pmus(self) -> FakeSysfs {
+    pub(crate) fn with_pseudo_pmus(self) -> FakeSysfs {
         self.pmu("software", 1);
         self.pmu("tracepoint", 2);
         self

@@ -1,7 +1,8 @@
 //! The benchmark harness: registration ([`entry`]), the [`Bencher`] a benchmark drives, the
-//! measuring engine ([`sampler`]), the command line ([`cli`]), results ([`result`]) and the [`runner`] behind
-//! [`main!`](crate::main).
+//! measuring engine ([`sampler`]), the command line ([`cli`]), results ([`result`]), pinning to
+//! one core type ([`affinity`]) and the [`runner`] behind [`main!`](crate::main).
 
+pub mod affinity;
 pub mod bencher;
 pub mod cli;
 pub mod entry;

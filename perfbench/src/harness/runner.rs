@@ -11,6 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use super::affinity;
 use super::bencher::Bencher;
 use super::cli::{self, Args, Format};
 use super::entry::{self, Entry};
@@ -23,6 +24,7 @@ use crate::doctor::Machine;
 use crate::events::{self, Event, Sysfs};
 use crate::report;
 use crate::stats::{self, StatsConfig};
+use crate::sys;
 
 /// Counters measured by default where a CPU PMU exists.
 pub const DEFAULT_HARDWARE: &[&str] = &[
@@ -212,6 +214,10 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     let mut reporter = report::terminal::TerminalReporter::new(style);
     let mut results = Vec::new();
     let bar = progress_bar(chosen.len() as u64);
+    // Where the thread may run now; the runner pins it per benchmark on hybrid machines and
+    // puts it back afterwards (see `affinity`).
+    let allowed = sys::thread_affinity().ok();
+    let mut notes: Vec<String> = Vec::new();
     for p in &chosen {
         let events = match (&cli_events, p.entry.options.counters) {
             (Some(ev), _) => ev.clone(),
@@ -231,7 +237,15 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
             (None, None) => defaults.clone(),
         };
         bar.set_message(p.id.clone());
-        let r = measure_one(p, &events, &config, &bar);
+        let r = measure_pinned(
+            p,
+            &events,
+            &sysfs,
+            allowed.as_deref(),
+            &config,
+            &bar,
+            &mut notes,
+        );
         bar.inc(1);
         if args.format != Format::Json {
             bar.suspend(|| {
@@ -392,6 +406,49 @@ fn progress_bar(benchmarks: u64) -> ProgressBar {
         });
     }
     bar
+}
+
+/// [`measure_one`] on the CPUs whose PMU serves the events (see [`affinity`]), then back
+/// where the thread may run. Each note is shown once per run (`shown`).
+fn measure_pinned(
+    p: &Planned,
+    events: &[Event],
+    sysfs: &Sysfs,
+    allowed: Option<&[u32]>,
+    config: &RunConfig,
+    bar: &ProgressBar,
+    shown: &mut Vec<String>,
+) -> BenchResult {
+    let Some(allowed) = allowed else {
+        return measure_one(p, events, config, bar);
+    };
+    let pinning = affinity::plan(events, sysfs, allowed);
+    let mut note = pinning.note.clone();
+    let mut pinned = false;
+    if let Some(cpus) = &pinning.cpus {
+        match sys::set_thread_affinity(cpus) {
+            Ok(()) => pinned = true,
+            Err(e) => {
+                note = Some(format!(
+                    "could not pin to CPUs {} of {}: {}; its counters may count part-time",
+                    affinity::cpu_list(cpus),
+                    pinning.pmu.as_deref().unwrap_or("the PMU"),
+                    e.description()
+                ));
+            }
+        }
+    }
+    if let Some(note) = note.filter(|n| !shown.contains(n)) {
+        bar.suspend(|| eprintln!("note: {note}"));
+        shown.push(note);
+    }
+    let r = measure_one(p, &pinning.events, config, bar);
+    if pinned {
+        // Failing to widen the mask again only leaves the thread on the core type the
+        // counters need; nothing to report.
+        let _ = sys::set_thread_affinity(allowed);
+    }
+    r
 }
 
 fn measure_one(
