@@ -479,13 +479,13 @@ impl Group {
 /// The counters a run measures: perf event groups plus, when asked for, the `wall-time` clock.
 ///
 /// A request is split into several groups when the PMU cannot hold it in one. Software events
-/// are kept apart from hardware events so the hardware group can use the fast path, and apart
-/// from each other (see [`Counters::open`]). [`Counters::passes`] says which groups are measured
+/// are kept apart from hardware events so the hardware group can use the fast path, and the
+/// software clocks apart from the other software events (see [`Counters::open`]). [`Counters::passes`] says which groups are measured
 /// together.
 #[derive(Debug)]
 pub struct Counters {
     events: Vec<Event>,
-    /// Hardware groups first (`..hardware`), then one group per software event.
+    /// Hardware groups first (`..hardware`), then the software groups.
     groups: Vec<Group>,
     hardware: usize,
     wall_time: bool,
@@ -506,7 +506,8 @@ impl Counters {
     ///
     /// Hardware events go into as few groups as the PMU can schedule (a group the kernel
     /// refuses with `EINVAL`/`ENOSPC` at a member, or that never runs when enabled, is split);
-    /// each software event leads a group of its own; `wall-time` is served by the clock. The first
+    /// `task-clock` and `cpu-clock` each lead a group, the other software events share one;
+    /// `wall-time` is served by the clock. The first
     /// event the kernel refuses for any other reason makes the whole open fail.
     pub fn open(events: &[Event], options: &GroupOptions) -> Result<Counters, CounterError> {
         let (hardware, software): (Vec<Event>, Vec<Event>) = events
@@ -519,13 +520,18 @@ impl Counters {
             open_split(&hardware, options, &mut groups)?;
         }
         let hardware = groups.len();
-        // Software events never multiplex, so they gain nothing from sharing a group, and
-        // grouping them is unreliable: on Linux 6.18 a member whose leader belongs to another
-        // software PMU (task-clock and cpu-clock are PMUs of their own; page-faults and
-        // context-switches share a third) reads 0 or a stale value, while every leader reads
-        // right. Each software event therefore leads a group of its own.
-        for event in software {
+        // Software events never multiplex, so a group only saves `read(2)` calls, and grouping
+        // across software PMUs is unreliable: on Linux 6.18 a member whose leader belongs to
+        // another software PMU reads 0 or a stale value, while every leader reads right.
+        // task-clock and cpu-clock are PMUs of their own and lead their own groups; the other
+        // software events (page-faults, context-switches, ...) share one PMU and one group.
+        let (clocks, shared): (Vec<Event>, Vec<Event>) =
+            software.into_iter().partition(is_software_clock);
+        for event in clocks {
             open_split(std::slice::from_ref(&event), options, &mut groups)?;
+        }
+        if !shared.is_empty() {
+            open_split(&shared, options, &mut groups)?;
         }
         Ok(Counters {
             events: events.to_vec(),
@@ -599,6 +605,15 @@ impl Counters {
             .find(|g| g.events().iter().any(|e| e.name == name))
             .map(Group::source)
     }
+}
+
+/// `task-clock` or `cpu-clock`: software events each served by a PMU of its own.
+fn is_software_clock(event: &Event) -> bool {
+    event.perf().is_some_and(|p| {
+        p.type_ == sys::raw::PERF_TYPE_SOFTWARE
+            && (p.config == u64::from(sys::raw::PERF_COUNT_SW_TASK_CLOCK)
+                || p.config == u64::from(sys::raw::PERF_COUNT_SW_CPU_CLOCK))
+    })
 }
 
 fn open_split(
@@ -781,7 +796,16 @@ mod tests {
         let mut events = software_trio();
         events.push(Event::wall_time());
         let counters = Counters::open(&events, &GroupOptions::default()).unwrap();
-        assert_eq!(counters.groups().len(), 3, "one group per software event");
+        assert_eq!(
+            counters.groups().len(),
+            2,
+            "task-clock alone, page-faults and context-switches together"
+        );
+        let names: Vec<Vec<String>> = counters.groups().iter().map(Group::names).collect();
+        assert_eq!(
+            names,
+            [vec!["task-clock"], vec!["page-faults", "context-switches"]]
+        );
         assert!(counters.wall_time());
         assert_eq!(counters.source_of("wall-time"), Some(Source::Clock));
         assert_eq!(counters.source_of("task-clock"), Some(Source::Read));
@@ -790,7 +814,7 @@ mod tests {
         assert_eq!(
             counters.passes(),
             vec![Pass {
-                groups: 0..3,
+                groups: 0..2,
                 wall_time: true
             }]
         );
@@ -798,7 +822,7 @@ mod tests {
         assert_eq!(
             software_only.passes(),
             vec![Pass {
-                groups: 0..3,
+                groups: 0..2,
                 wall_time: false
             }]
         );
@@ -816,7 +840,8 @@ mod tests {
 
     #[test]
     fn every_software_counter_reads_right_whatever_the_order() {
-        // Grouped, `page-faults` behind a `task-clock` leader read 0 on Linux 6.18.
+        // Grouped, `page-faults` behind a `task-clock` leader read 0 on Linux 6.18; behind a
+        // leader of its own software PMU it reads right.
         let events = vec![
             sw("task-clock", raw::PERF_COUNT_SW_TASK_CLOCK),
             sw("context-switches", raw::PERF_COUNT_SW_CONTEXT_SWITCHES),
@@ -837,8 +862,12 @@ mod tests {
         for g in counters.groups_mut() {
             let mut r = Reading::with_len(g.len());
             g.read(&mut r).unwrap();
-            values.insert(g.events()[0].name.clone(), r.values[0]);
+            for (e, v) in g.events().iter().zip(&r.values) {
+                values.insert(e.name.clone(), *v);
+            }
         }
+        // page-faults is a member behind context-switches, a leader of the same software PMU.
+        assert_eq!(counters.groups().len(), 3);
         assert_eq!(values["page-faults"], 40);
         assert!(values["task-clock"] > 0);
         assert!(values["cpu-clock"] > 0);
