@@ -492,6 +492,8 @@ fn measure_one(
         };
         progress.set_message(format!("{id}{pass}: sample {}/{}", at.sample, at.samples));
     });
+    let (id, progress) = (p.id.clone(), bar.clone());
+    sampler.on_note(move |note| progress.suspend(|| eprintln!("note: {id}: {note}")));
     let mut bencher = Bencher::measuring(sampler);
     let run = p.entry.run;
     let arg = p.arg;

@@ -220,6 +220,8 @@ pub struct Sampler {
     result: Option<Result<Measured, String>>,
     /// Called as each pass starts and after each sample.
     on_progress: Option<Box<dyn FnMut(Progress)>>,
+    /// Called with a line for the user (a plan that cannot keep to the measurement time).
+    on_note: Option<Box<dyn FnMut(String)>>,
 }
 
 impl fmt::Debug for Sampler {
@@ -237,11 +239,16 @@ impl Sampler {
             plan,
             result: None,
             on_progress: None,
+            on_note: None,
         }
     }
 
     pub(crate) fn on_progress(&mut self, f: impl FnMut(Progress) + 'static) {
         self.on_progress = Some(Box::new(f));
+    }
+
+    pub(crate) fn on_note(&mut self, f: impl FnMut(String) + 'static) {
+        self.on_note = Some(Box::new(f));
     }
 
     /// The result: `None` when the benchmark never called an `iter*` method.
@@ -267,6 +274,11 @@ impl Sampler {
         let ns_per_iter = warm_up(body, self.plan.warm_up_ns);
         let passes = self.counters.passes();
         let iterations = plan_iterations(&self.plan, ns_per_iter, passes.len());
+        if let Some(note) = overrun_note(&self.plan, &iterations, ns_per_iter, passes.len()) {
+            if let Some(f) = self.on_note.as_mut() {
+                f(note);
+            }
+        }
         let mut out: Vec<CounterResult> = Vec::new();
         for (index, pass) in passes.iter().enumerate() {
             let mut report = |sample: usize| {
@@ -456,6 +468,36 @@ fn warm_up(body: &mut dyn Body, budget_ns: u64) -> f64 {
     }
 }
 
+/// A note when the plan will take more than twice the measurement time: a body slower than
+/// `measurement time / samples` still gets one iteration per sample, as in criterion.
+fn overrun_note(
+    plan: &Plan,
+    iterations: &[u64],
+    ns_per_iter: f64,
+    passes: usize,
+) -> Option<String> {
+    let planned = iterations.iter().sum::<u64>() as f64 * ns_per_iter * passes.max(1) as f64;
+    let budget = plan.measurement_ns as f64;
+    if planned <= 2.0 * budget {
+        return None;
+    }
+    let time = |ns: f64| crate::report::units::format_value(ns, "ns");
+    Some(format!(
+        "{} samples of {} at {} per iteration take about {}, more than the measurement time \
+         of {}; lower sample_size (--sample-size) or raise measurement_time",
+        iterations.len() * passes.max(1),
+        match iterations.first() {
+            Some(1) if !plan.linear => "1 iteration".to_owned(),
+            _ if plan.linear => "growing iteration counts".to_owned(),
+            Some(n) => format!("{n} iterations"),
+            None => "no iterations".to_owned(),
+        },
+        time(ns_per_iter),
+        time(planned),
+        time(budget),
+    ))
+}
+
 /// Iterations per sample for the plan, given the warm-up's time per iteration.
 pub(crate) fn plan_iterations(plan: &Plan, ns_per_iter: f64, passes: usize) -> Vec<u64> {
     let samples = u64::from(plan.sample_size.max(2));
@@ -508,6 +550,27 @@ mod tests {
     fn slow_bodies_get_one_iteration() {
         let it = plan_iterations(&plan(false), 1e12, 1);
         assert!(it.iter().all(|&n| n == 1));
+    }
+
+    #[test]
+    fn a_plan_that_overruns_the_measurement_time_says_so() {
+        // 10 samples of a 10 ms body against 1 s: 100 ms, fine.
+        let p = plan(false);
+        let it = plan_iterations(&p, 1e7, 1);
+        assert_eq!(overrun_note(&p, &it, 1e7, 1), None);
+        // A 1 s body: 10 samples of one iteration take 10 s.
+        let it = plan_iterations(&p, 1e9, 1);
+        let note = overrun_note(&p, &it, 1e9, 1).unwrap();
+        assert!(
+            note.starts_with("10 samples of 1 iteration at 1.00 s per iteration take about 10.0 s"),
+            "{note}"
+        );
+        assert!(note.contains("--sample-size"), "{note}");
+        // Passes multiply it.
+        let it = plan_iterations(&p, 3e8, 2);
+        assert!(overrun_note(&p, &it, 3e8, 2)
+            .unwrap()
+            .starts_with("20 samples"));
     }
 
     #[test]
