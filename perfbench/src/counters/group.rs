@@ -523,14 +523,15 @@ impl Counters {
         // Software events never multiplex, so a group only saves `read(2)` calls, and grouping
         // across software PMUs is unreliable: on Linux 6.18 a member whose leader belongs to
         // another software PMU reads 0 or a stale value, while every leader reads right.
-        // task-clock and cpu-clock are PMUs of their own and lead their own groups; the other
-        // software events (page-faults, context-switches, ...) share one PMU and one group.
+        // task-clock and cpu-clock are PMUs of their own and lead their own groups, as do
+        // tracepoints; the other software events (page-faults, context-switches, ...) share one
+        // PMU and one group.
         // The shared group opens first and the clocks last: a pass reads its groups in order at
         // the start of a bracket and in reverse at the end, so the clocks' brackets hold no
         // other group's `read(2)` (whose cost after a cold `iter_batched` setup exceeds what
         // calibration subtracts), while page faults and context switches do not count reads.
         let (clocks, shared): (Vec<Event>, Vec<Event>) =
-            software.into_iter().partition(is_software_clock);
+            software.into_iter().partition(leads_own_group);
         if !shared.is_empty() {
             open_split(&shared, options, &mut groups)?;
         }
@@ -611,12 +612,13 @@ impl Counters {
     }
 }
 
-/// `task-clock` or `cpu-clock`: software events each served by a PMU of its own.
-fn is_software_clock(event: &Event) -> bool {
+/// A non-hardware event that is not served by the shared software PMU: `task-clock` and
+/// `cpu-clock` (PMUs of their own), tracepoints and breakpoints.
+fn leads_own_group(event: &Event) -> bool {
     event.perf().is_some_and(|p| {
-        p.type_ == sys::raw::PERF_TYPE_SOFTWARE
-            && (p.config == u64::from(sys::raw::PERF_COUNT_SW_TASK_CLOCK)
-                || p.config == u64::from(sys::raw::PERF_COUNT_SW_CPU_CLOCK))
+        p.type_ != sys::raw::PERF_TYPE_SOFTWARE
+            || p.config == u64::from(sys::raw::PERF_COUNT_SW_TASK_CLOCK)
+            || p.config == u64::from(sys::raw::PERF_COUNT_SW_CPU_CLOCK)
     })
 }
 
@@ -876,6 +878,35 @@ mod tests {
         assert_eq!(values["page-faults"], 40);
         assert!(values["task-clock"] > 0);
         assert!(values["cpu-clock"] > 0);
+    }
+
+    #[test]
+    #[ignore = "needs root and tracefs mounted at /sys/kernel/tracing (.ci/run mounts it)"]
+    fn a_tracepoint_counts_exactly_the_system_calls_made() {
+        let sysfs = crate::events::Sysfs::system();
+        let events =
+            crate::events::parse_list("syscalls:sys_enter_getpid,page-faults", &sysfs).unwrap();
+        let mut counters = Counters::open(&events, &GroupOptions::default()).unwrap();
+        // The tracepoint is a PMU of its own: it leads its own group, after the shared one.
+        let names: Vec<Vec<String>> = counters.groups().iter().map(Group::names).collect();
+        assert_eq!(
+            names,
+            [vec!["page-faults"], vec!["syscalls:sys_enter_getpid"]]
+        );
+        for k in [1u32, 10, 1000] {
+            let group = &mut counters.groups_mut()[1];
+            let (mut a, mut b) = (Reading::with_len(1), Reading::with_len(1));
+            group.reset().unwrap();
+            group.enable().unwrap();
+            group.read(&mut a).unwrap();
+            for _ in 0..k {
+                // glibc >= 2.25 does not cache the pid: one getpid(2) each.
+                std::hint::black_box(std::process::id());
+            }
+            group.read(&mut b).unwrap();
+            group.disable().unwrap();
+            assert_eq!(b.values[0] - a.values[0], u64::from(k), "k = {k}");
+        }
     }
 
     #[test]

@@ -37,9 +37,19 @@ impl FakeSysfs {
         &self.root
     }
 
-    /// A [`Sysfs`] reading this tree.
+    /// A [`Sysfs`] reading this tree, with the tracefs of [`FakeSysfs::tracepoint`] (absent
+    /// until one is added).
     pub(crate) fn sysfs(&self) -> Sysfs {
-        Sysfs::new(&self.root)
+        Sysfs::new(&self.root).with_tracefs(self.root.join(".tracing"))
+    }
+
+    /// Adds tracepoint `system:name` with `id` to the fake tracefs (`.tracing/events/...`, a
+    /// directory the PMU listing skips: it has no `type`).
+    pub(crate) fn tracepoint(&self, system: &str, name: &str, id: u64) {
+        self.file(
+            &format!(".tracing/events/{system}/{name}/id"),
+            &format!("{id}\n"),
+        );
     }
 
     /// Adds PMU `name` with dynamic type `type_`; returns a builder for its files.

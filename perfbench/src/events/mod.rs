@@ -59,19 +59,20 @@ pub struct PerfEvent {
 }
 
 impl PerfEvent {
-    /// A software event that only ever happens in kernel mode (context switches, CPU
-    /// migrations, cgroup switches): filtered to user space it always reads 0, so perfbench
+    /// An event that only ever happens in kernel mode (context switches, CPU migrations,
+    /// cgroup switches, tracepoints): filtered to user space it always reads 0, so perfbench
     /// counts it in kernel mode unless a modifier says otherwise. That needs
     /// `perf_event_paranoid <= 1` or `CAP_PERFMON` for unprivileged users.
     pub fn happens_in_kernel(&self) -> bool {
-        self.type_ == sys::raw::PERF_TYPE_SOFTWARE
-            && [
-                sys::raw::PERF_COUNT_SW_CONTEXT_SWITCHES,
-                sys::raw::PERF_COUNT_SW_CPU_MIGRATIONS,
-                sys::raw::PERF_COUNT_SW_CGROUP_SWITCHES,
-            ]
-            .iter()
-            .any(|&c| self.config == c as u64)
+        self.type_ == sys::raw::PERF_TYPE_TRACEPOINT
+            || self.type_ == sys::raw::PERF_TYPE_SOFTWARE
+                && [
+                    sys::raw::PERF_COUNT_SW_CONTEXT_SWITCHES,
+                    sys::raw::PERF_COUNT_SW_CPU_MIGRATIONS,
+                    sys::raw::PERF_COUNT_SW_CGROUP_SWITCHES,
+                ]
+                .iter()
+                .any(|&c| self.config == c as u64)
     }
 }
 

@@ -34,21 +34,81 @@ const NON_CORE_PMUS: &[&str] = &[
     "power",
 ];
 
-/// A sysfs event-source tree: `/sys/bus/event_source/devices` or a fake one in tests.
+/// Where tracefs is usually mounted, in the order looked at.
+const SYSTEM_TRACEFS: &[&str] = &["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
+
+/// A sysfs event-source tree: `/sys/bus/event_source/devices` or a fake one in tests, and the
+/// tracefs mounts that list tracepoints.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sysfs {
     root: PathBuf,
+    tracefs: Vec<PathBuf>,
 }
 
 impl Sysfs {
-    /// A tree rooted at `root` (a directory holding one directory per PMU).
+    /// A tree rooted at `root` (a directory holding one directory per PMU), without tracefs.
     pub fn new(root: impl Into<PathBuf>) -> Sysfs {
-        Sysfs { root: root.into() }
+        Sysfs {
+            root: root.into(),
+            tracefs: Vec::new(),
+        }
     }
 
-    /// This machine's tree, `/sys/bus/event_source/devices`.
+    /// This machine's tree, `/sys/bus/event_source/devices`, with tracefs at
+    /// `/sys/kernel/tracing` or `/sys/kernel/debug/tracing`.
     pub fn system() -> Sysfs {
-        Sysfs::new(SYSTEM_ROOT)
+        Sysfs {
+            root: SYSTEM_ROOT.into(),
+            tracefs: SYSTEM_TRACEFS.iter().map(PathBuf::from).collect(),
+        }
+    }
+
+    /// The same tree, looking for tracepoints under `dir` (a tracefs mount: `dir/events/...`).
+    pub fn with_tracefs(mut self, dir: impl Into<PathBuf>) -> Sysfs {
+        self.tracefs = vec![dir.into()];
+        self
+    }
+
+    /// The `id` of tracepoint `system:name` (`attr.config` for `PERF_TYPE_TRACEPOINT`), read
+    /// from `<tracefs>/events/<system>/<name>/id`.
+    pub fn tracepoint_id(&self, system: &str, name: &str) -> Result<u64, TracepointError> {
+        let ident =
+            |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        let mut unreadable = None;
+        for root in &self.tracefs {
+            let events = root.join("events");
+            match fs::read_dir(&events) {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                    unreadable.get_or_insert_with(|| root.clone());
+                    continue;
+                }
+                Err(_) => continue,
+            }
+            if !ident(system) || !events.join(system).is_dir() {
+                return Err(TracepointError::UnknownSystem {
+                    known: dir_names(&events),
+                });
+            }
+            let dir = events.join(system);
+            if !ident(name) {
+                return Err(TracepointError::UnknownEvent {
+                    known: dir_names(&dir),
+                });
+            }
+            return match read_trimmed(&dir.join(name).join("id")).map(|id| id.parse::<u64>()) {
+                Some(Ok(id)) => Ok(id),
+                _ => Err(TracepointError::UnknownEvent {
+                    known: dir_names(&dir),
+                }),
+            };
+        }
+        Err(match unreadable {
+            Some(root) => TracepointError::Unreadable { root },
+            None => TracepointError::NoTracefs {
+                looked: self.tracefs.clone(),
+            },
+        })
     }
 
     /// The directory holding one directory per PMU.
@@ -85,6 +145,47 @@ impl Sysfs {
     pub fn core_pmus(&self) -> Vec<Pmu> {
         self.pmus().into_iter().filter(Pmu::is_core).collect()
     }
+}
+
+/// Why a tracepoint could not be looked up ([`Sysfs::tracepoint_id`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TracepointError {
+    /// No tracefs is mounted where looked.
+    NoTracefs {
+        /// The directories looked at.
+        looked: Vec<PathBuf>,
+    },
+    /// tracefs is mounted but this user may not read it (it is root-only by default).
+    Unreadable {
+        /// The mount.
+        root: PathBuf,
+    },
+    /// No such tracepoint system; the systems there are.
+    UnknownSystem {
+        /// The systems tracefs lists, sorted.
+        known: Vec<String>,
+    },
+    /// No such tracepoint in the system; the tracepoints it has.
+    UnknownEvent {
+        /// The system's tracepoints, sorted.
+        known: Vec<String>,
+    },
+}
+
+/// The names of the subdirectories of `dir`, sorted; empty if unreadable.
+fn dir_names(dir: &Path) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| {
+            let e = e.ok()?;
+            e.file_type().ok()?.is_dir().then_some(())?;
+            e.file_name().into_string().ok()
+        })
+        .collect();
+    names.sort();
+    names
 }
 
 impl Default for Sysfs {
