@@ -22,6 +22,9 @@ exec 0</dev/console 1>/dev/console 2>&1
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t tmpfs tmpfs /tmp
+# tracefs, for the tracepoint unit test (syscalls:sys_enter_getpid).
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null \
+  || echo "guest: tracefs could not be mounted"
 
 echo "guest: $(uname -srm), $(grep -c '^processor' /proc/cpuinfo) cpu(s)"
 echo "guest: PMUs: $(cd /sys/bus/event_source/devices && echo *)"
