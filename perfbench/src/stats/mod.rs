@@ -148,7 +148,7 @@ pub fn estimate(values: &[f64], iterations: Option<&[u64]>, cfg: &StatsConfig) -
     let sample = Sample::new(&kept)?;
     let percentiles = sample.percentiles();
     let tukey = Tukey::new(&percentiles);
-    let used = headline_samples(values);
+    let used = within_fences(values, &percentiles, &tukey);
     // At least the samples between the quartiles remain.
     let used_values: Vec<f64> = used.iter().map(|&i| values[i]).collect();
     let used_sample = Sample::new(&used_values)?;
@@ -191,18 +191,23 @@ pub const MAX_EXCLUDED_SHARE: f64 = 0.1;
 /// fences) when the interquartile range is above 0 and they are at most
 /// [`MAX_EXCLUDED_SHARE`] of the finite values.
 pub fn headline_samples(values: &[f64]) -> Vec<usize> {
-    let finite: Vec<usize> = (0..values.len())
-        .filter(|&i| values[i].is_finite())
-        .collect();
-    let finite_values: Vec<f64> = finite.iter().map(|&i| values[i]).collect();
-    let Some(sample) = Sample::new(&finite_values) else {
+    let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    let Some(sample) = Sample::new(&finite) else {
         return Vec::new();
     };
     let percentiles = sample.percentiles();
+    within_fences(values, &percentiles, &Tukey::new(&percentiles))
+}
+
+/// [`headline_samples`], given the percentiles of the finite values and their fences (which
+/// [`estimate`] has already computed).
+fn within_fences(values: &[f64], percentiles: &Percentiles, tukey: &Tukey) -> Vec<usize> {
+    let finite: Vec<usize> = (0..values.len())
+        .filter(|&i| values[i].is_finite())
+        .collect();
     if percentiles.iqr() <= 0.0 {
         return finite;
     }
-    let tukey = Tukey::new(&percentiles);
     let inside: Vec<usize> = finite
         .iter()
         .copied()
