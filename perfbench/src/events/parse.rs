@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use super::sysfs::{ConfigWord, Pmu, Sysfs, TracepointError};
+use super::sysfs::{is_tracepoint_name, ConfigWord, Pmu, Sysfs, TracepointError};
 use super::{Event, EventKind, PerfEvent, WALL_TIME};
 use crate::sys::raw;
 
@@ -433,11 +433,9 @@ fn parse_plain(input: &str, sysfs: &Sysfs) -> Result<EventKind, EventError> {
 fn tracepoint_parts(input: &str) -> Option<(&str, &str, Option<&str>)> {
     let mut parts = input.splitn(3, ':');
     let (system, name, mods) = (parts.next()?, parts.next()?, parts.next());
-    let ident =
-        |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     let is_modifier = !name.is_empty() && name.chars().all(|c| "ukhp".contains(c));
-    if !ident(system)
-        || !ident(name)
+    if !is_tracepoint_name(system)
+        || !is_tracepoint_name(name)
         || (mods.is_none() && is_modifier)
         || system == WALL_TIME
         || generalized(system).is_some()

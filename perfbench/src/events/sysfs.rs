@@ -72,8 +72,6 @@ impl Sysfs {
     /// The `id` of tracepoint `system:name` (`attr.config` for `PERF_TYPE_TRACEPOINT`), read
     /// from `<tracefs>/events/<system>/<name>/id`.
     pub fn tracepoint_id(&self, system: &str, name: &str) -> Result<u64, TracepointError> {
-        let ident =
-            |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         let mut unreadable = None;
         for root in &self.tracefs {
             let events = root.join("events");
@@ -85,13 +83,13 @@ impl Sysfs {
                 }
                 Err(_) => continue,
             }
-            if !ident(system) || !events.join(system).is_dir() {
+            if !is_tracepoint_name(system) || !events.join(system).is_dir() {
                 return Err(TracepointError::UnknownSystem {
                     known: dir_names(&events),
                 });
             }
             let dir = events.join(system);
-            if !ident(name) {
+            if !is_tracepoint_name(name) {
                 return Err(TracepointError::UnknownEvent {
                     known: dir_names(&dir),
                 });
@@ -170,6 +168,12 @@ pub enum TracepointError {
         /// The system's tracepoints, sorted.
         known: Vec<String>,
     },
+}
+
+/// Whether `s` can be a tracepoint system or event name: ASCII letters, digits and `_`, so it is
+/// one path component and never `.` or `..`.
+pub(crate) fn is_tracepoint_name(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// The names of the subdirectories of `dir`, sorted; empty if unreadable.
