@@ -61,6 +61,35 @@ def med(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
+def times_table(res, phase, rs, decimals):
+    """Prints the per-round table of a phase ("build" or "run") with its median row; returns the
+    wall and CPU seconds per suite and the ratio of the median walls, perfbench / criterion."""
+    print("| round | criterion wall | criterion cpu | load | perfbench wall | perfbench cpu | load | wall ratio pb/cr |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    walls = {s: [] for s in SUITES}
+    cpus = {s: [] for s in SUITES}
+    for i in rs:
+        row = [str(i)]
+        vals = {}
+        for s in SUITES:
+            p = os.path.join(res, f"{phase}-{s}-{i}.time")
+            if not os.path.exists(p):
+                row += ["-", "-", "-"]
+                continue
+            w, c = read_time(p)
+            vals[s] = w
+            walls[s].append(w)
+            cpus[s].append(c)
+            row += [fmt_s(w), fmt_s(c), load(os.path.join(res, f"{phase}-{s}-{i}.load"))]
+        ratio = vals["perfbench"] / vals["criterion"] if len(vals) == 2 else float("nan")
+        print("| " + " | ".join(row + [f"{ratio:.{decimals}f}"]) + " |")
+    ratio = med(walls["perfbench"]) / med(walls["criterion"])
+    print(f"| **median** | **{fmt_s(med(walls['criterion']))}** | {fmt_s(med(cpus['criterion']))} | | "
+          f"**{fmt_s(med(walls['perfbench']))}** | {fmt_s(med(cpus['perfbench']))} | | "
+          f"**{ratio:.{decimals}f}** |")
+    return walls, cpus, ratio
+
+
 def main():
     res = sys.argv[1]
     rs = rounds(res, "build")
@@ -73,30 +102,8 @@ def main():
     print("## 1. Clean release build (`cargo build --release --benches`, fresh target dir)\n")
     print("Alternating criterion, perfbench, criterion, ... Wall and CPU (user+sys) seconds; "
           "load = 1-min load average just before.\n")
-    print("| round | criterion wall | criterion cpu | load | perfbench wall | perfbench cpu | load | wall ratio pb/cr |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    bw = {s: [] for s in SUITES}
-    bc = {s: [] for s in SUITES}
-    for i in rs:
-        row = [str(i)]
-        vals = {}
-        for s in SUITES:
-            p = os.path.join(res, f"build-{s}-{i}.time")
-            if not os.path.exists(p):
-                row += ["-", "-", "-"]
-                continue
-            w, c = read_time(p)
-            vals[s] = w
-            bw[s].append(w)
-            bc[s].append(c)
-            row += [fmt_s(w), fmt_s(c), load(os.path.join(res, f"build-{s}-{i}.load"))]
-        ratio = vals["perfbench"] / vals["criterion"] if len(vals) == 2 else float("nan")
-        print("| " + " | ".join(row + [f"{ratio:.2f}"]) + " |")
-    build_ratio = med(bw["perfbench"]) / med(bw["criterion"])
+    _, bc, build_ratio = times_table(res, "build", rs, 2)
     build_cpu_ratio = med(bc["perfbench"]) / med(bc["criterion"])
-    print(f"| **median** | **{fmt_s(med(bw['criterion']))}** | {fmt_s(med(bc['criterion']))} | | "
-          f"**{fmt_s(med(bw['perfbench']))}** | {fmt_s(med(bc['perfbench']))} | | "
-          f"**{build_ratio:.2f}** |")
     print()
     print(f"Ratio of medians, perfbench / criterion: wall **{build_ratio:.2f}**, "
           f"CPU {build_cpu_ratio:.2f}. Target <= 0.50: "
@@ -122,35 +129,13 @@ def main():
     # 2. Runs
     rs = rounds(res, "run")
     print("## 2. Default run (`<bench binary> --bench`)\n")
-    print("| round | criterion wall | criterion cpu | load | perfbench wall | perfbench cpu | load | wall ratio pb/cr |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    rw = {s: [] for s in SUITES}
-    rc = {s: [] for s in SUITES}
-    for i in rs:
-        row = [str(i)]
-        vals = {}
-        for s in SUITES:
-            p = os.path.join(res, f"run-{s}-{i}.time")
-            if not os.path.exists(p):
-                row += ["-", "-", "-"]
-                continue
-            w, c = read_time(p)
-            vals[s] = w
-            rw[s].append(w)
-            rc[s].append(c)
-            row += [fmt_s(w), fmt_s(c), load(os.path.join(res, f"run-{s}-{i}.load"))]
-        ratio = vals["perfbench"] / vals["criterion"] if len(vals) == 2 else float("nan")
-        print("| " + " | ".join(row + [f"{ratio:.3f}"]) + " |")
-    run_ratio = med(rw["perfbench"]) / med(rw["criterion"])
-    print(f"| **median** | **{fmt_s(med(rw['criterion']))}** | {fmt_s(med(rc['criterion']))} | | "
-          f"**{fmt_s(med(rw['perfbench']))}** | {fmt_s(med(rc['perfbench']))} | | "
-          f"**{run_ratio:.3f}** |")
+    _, _, run_ratio = times_table(res, "run", rs, 3)
     print()
     print(f"Ratio of medians, perfbench / criterion: **{run_ratio:.3f}**. Target <= 0.25: "
           f"**{'met' if run_ratio <= 0.25 else 'NOT met'}**.\n")
     # Where the time goes in perfbench's run: the warm-up budget, the time inside the measured
     # brackets (sum over samples of wall-time per iteration x iterations), and the rest
-    # (calibration runs, iter_batched's setup and its two read(2) calls per iteration, the
+    # (calibration runs, iter_batched's setup and its read(2) calls per iteration, the
     # bootstrap, start-up and reporting).
     pj = [(i, os.path.join(res, f"run-perfbench-{i}.json")) for i in rs]
     pj = [(i, p) for i, p in pj if os.path.exists(p)]
