@@ -1300,7 +1300,7 @@ mod guest {
         }
         let report = match std::fs::read_to_string(json)
             .map_err(|e| e.to_string())
-            .and_then(|t| perfbench::report::json::from_json(&t).map_err(|e| e.to_string()))
+            .and_then(|t| perfbench::model::json::from_json(&t).map_err(|e| e.to_string()))
         {
             Ok(r) => r,
             Err(e) => {
@@ -1335,7 +1335,7 @@ mod guest {
         }
         let default_report = std::fs::read_to_string(defaults_json)
             .ok()
-            .and_then(|t| perfbench::report::json::from_json(&t).ok());
+            .and_then(|t| perfbench::model::json::from_json(&t).ok());
         let instructions = default_report
             .as_ref()
             .and_then(|r| r.bench("arm64/add_4"))

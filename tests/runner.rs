@@ -7,8 +7,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use perfbench::harness::{cli, runner};
-use perfbench::report::json::{from_json, ReportFile};
+use perfbench::model::json::from_json;
+use perfbench::model::{Benchmark, Outcome, Report};
+use perfbench::runner::{self, cli};
 use perfbench::sys::AnonMapping;
 use perfbench::{perfbench, Bencher};
 
@@ -65,7 +66,7 @@ fn json_path(name: &str) -> PathBuf {
     ))
 }
 
-fn read_report(path: &PathBuf) -> ReportFile {
+fn read_report(path: &PathBuf) -> Report {
     let text = std::fs::read_to_string(path).expect("report written");
     let _ = std::fs::remove_file(path);
     from_json(&text).expect("report parses")
@@ -108,7 +109,7 @@ fn an_empty_body_reads_at_most_1ns_of_wall_time() {
     );
 }
 
-fn measure_empty() -> perfbench::report::json::ReportBench {
+fn measure_empty() -> Benchmark {
     let path = json_path("empty");
     let code = run(&[
         "--bench",
@@ -188,7 +189,8 @@ fn a_panic_is_reported_and_the_suite_goes_on() {
         .bench("runner/panics")
         .expect("panicked benchmark is in the report");
     assert!(
-        matches!(&p.outcome, perfbench::harness::result::Outcome::Panicked(m) if m.contains("deliberate"))
+        p.outcome == Outcome::Panicked
+            && p.error.as_deref().is_some_and(|m| m.contains("deliberate"))
     );
     // ... after the rest of the suite ran.
     let after = report

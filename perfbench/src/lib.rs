@@ -9,13 +9,26 @@
 //! - [`events`]: perf-style event names <-> `perf_event_attr`, sysfs PMUs.
 //! - [`counters`]: counter groups, the user-page reader, the fallback chain.
 //! - [`doctor`]: what this machine can count, and why not.
+//! - [`stats`]: estimates, intervals, outliers and change detection.
+//! - [`model`]: the data model of a run, which is also the JSON report.
+//! - [`harness`]: registration, the [`Bencher`] and the measuring engine.
+//! - [`compare`]: two reports (or baseline directories) matched and judged counter by counter.
+//! - [`report`]: what results look like: terminal, comparison tables, libtest lines, BMF.
+//! - [`runner`]: the benchmark binary behind [`main!`] (command line, runs, files).
+//!
+//! Each module imports only from those above it in this list, so data flows one way:
+//! registration -> measure -> analyse -> compare -> report.
 #![warn(missing_docs)]
 
+pub mod compare;
 pub mod counters;
 pub mod doctor;
 pub mod events;
 pub mod harness;
+mod json_fields;
+pub mod model;
 pub mod report;
+pub mod runner;
 pub mod stats;
 pub mod sys;
 
@@ -47,7 +60,7 @@ pub use std::hint::black_box;
 macro_rules! main {
     () => {
         fn main() -> ::std::process::ExitCode {
-            $crate::harness::runner::main()
+            $crate::runner::main()
         }
     };
 }

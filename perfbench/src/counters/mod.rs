@@ -13,8 +13,12 @@ pub use group::*;
 
 use std::fmt;
 
-/// How a counter's values reach perfbench.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// How a counter's values reach perfbench. In JSON: `"rdpmc"`, `"mrs"`, `"read"`, `"clock"`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
 pub enum Source {
     /// x86 `rdpmc` through the event's user page.
     Rdpmc,

@@ -4,15 +4,7 @@
 //! The attribute macro generates these items; users never write them by hand.
 
 use super::Bencher;
-
-/// Work done per iteration, for throughput figures (`throughput = bytes(N) | elements(N)`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Throughput {
-    /// Bytes processed per iteration.
-    Bytes(u64),
-    /// Elements processed per iteration.
-    Elements(u64),
-}
+pub use crate::model::Throughput;
 
 /// The options given in `#[perfbench(...)]`; `None` means "the run's default".
 #[derive(Clone, Copy, Debug, PartialEq)]

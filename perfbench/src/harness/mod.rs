@@ -1,13 +1,11 @@
 //! The benchmark harness: registration ([`entry`]), the [`Bencher`] a benchmark drives, the
-//! measuring engine ([`sampler`]), the command line ([`cli`]), results ([`result`]), pinning to
-//! one core type ([`affinity`]) and the [`runner`] behind [`main!`](crate::main).
+//! measuring engine ([`sampler`]) and pinning to one core type ([`affinity`]). It produces the
+//! [`model`](crate::model) types; the [`runner`](crate::runner) drives it and hands the results
+//! to the reports.
 
 pub mod affinity;
 pub mod bencher;
-pub mod cli;
 pub mod entry;
-pub mod result;
-pub mod runner;
 pub mod sampler;
 
 pub use bencher::{Bencher, Meter};

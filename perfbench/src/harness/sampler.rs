@@ -20,8 +20,8 @@
 
 use std::fmt;
 
-use super::result::CounterResult;
 use crate::counters::{wall_time_ns, CounterError, Counters, Group, Reading, Source};
+use crate::model::CounterResult;
 
 /// Sampling settings for one benchmark.
 #[derive(Clone, Debug, PartialEq)]
@@ -319,13 +319,14 @@ impl Sampler {
             for (c, (name, unit, source)) in columns.into_iter().enumerate() {
                 out.push(CounterResult {
                     name,
-                    unit,
+                    unit: unit.to_owned(),
                     source,
                     multiplexed: multiplexed[c],
                     per_iteration: values.iter().map(|v| v[c]).collect(),
                     iterations: iterations.clone(),
                     overhead: overheads[c],
                     estimate: None,
+                    change: None,
                 });
             }
         }

@@ -30,11 +30,18 @@
 use std::fmt::Write as _;
 
 use super::units::{format_estimate, format_value};
-use crate::harness::entry::Throughput;
-use crate::harness::result::{BenchResult, CounterResult, Outcome, SuiteResult};
-use crate::stats::Estimate;
+use crate::model::{Benchmark, CounterResult, Estimate, Outcome, Report, Throughput};
 
-pub use crate::harness::cli::Format;
+/// Terminal output style.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// A table per group.
+    Pretty,
+    /// One line per benchmark.
+    Terse,
+    /// The JSON report on stdout.
+    Json,
+}
 
 /// How to print results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,7 +112,7 @@ impl TerminalReporter {
     /// The text to print now that `bench` has finished: in `pretty`, a group header if its group
     /// differs from the previous benchmark's, then its block; in `terse`, its line; in `json`,
     /// nothing. Ends with a newline unless empty.
-    pub fn bench_done(&mut self, bench: &BenchResult) -> String {
+    pub fn bench_done(&mut self, bench: &Benchmark) -> String {
         let mut out = String::new();
         if self.style.format == Format::Pretty && self.group.as_deref() != Some(&bench.group) {
             out.push('\n');
@@ -119,9 +126,9 @@ impl TerminalReporter {
 
     /// The text to print after the last benchmark: in `pretty` and `terse`, a summary line
     /// (how many were measured, and which panicked or failed); in `json`, the whole report.
-    pub fn finish(&mut self, suite: &SuiteResult) -> String {
+    pub fn finish(&mut self, suite: &Report) -> String {
         if self.style.format == Format::Json {
-            let mut json = super::json::to_json(suite);
+            let mut json = crate::model::json::to_json(suite);
             json.push('\n');
             return json;
         }
@@ -130,7 +137,7 @@ impl TerminalReporter {
 }
 
 /// A whole suite as [`TerminalReporter`] prints it: every benchmark, then the summary.
-pub fn render(suite: &SuiteResult, style: Style) -> String {
+pub fn render(suite: &Report, style: Style) -> String {
     let mut reporter = TerminalReporter::new(style);
     let mut out = String::new();
     for b in &suite.benchmarks {
@@ -142,7 +149,7 @@ pub fn render(suite: &SuiteResult, style: Style) -> String {
 
 /// One benchmark without a group header: its pretty block or terse line (ending with a
 /// newline), or nothing in `json`.
-pub fn render_line(bench: &BenchResult, style: Style) -> String {
+pub fn render_line(bench: &Benchmark, style: Style) -> String {
     match style.format {
         Format::Pretty => pretty_block(bench, style.color),
         Format::Terse => terse_line(bench, style.color),
@@ -172,7 +179,7 @@ fn point(e: &Estimate) -> f64 {
 
 fn counter_row(c: &CounterResult) -> Row {
     let (value, interval) = match &c.estimate {
-        Some(e) => format_estimate(point(e), e.ci_low, e.ci_high, c.unit),
+        Some(e) => format_estimate(point(e), e.ci_low, e.ci_high, &c.unit),
         None => ("n/a".to_owned(), "(no samples)".to_owned()),
     };
     Row {
@@ -196,7 +203,7 @@ fn base_event(name: &str) -> &str {
 
 /// Derived metrics as rows: `ipc` plain, `*-rate` as a percentage. Without a derived `ipc`,
 /// one is computed from the instructions and cycles estimates (a point, no interval).
-fn derived_rows(b: &BenchResult) -> Vec<Row> {
+fn derived_rows(b: &Benchmark) -> Vec<Row> {
     let mut rows: Vec<Row> = b
         .derived
         .iter()
@@ -240,7 +247,7 @@ fn derived_rows(b: &BenchResult) -> Vec<Row> {
 
 /// Throughput from the wall-time estimate: work per iteration over time per iteration. The
 /// interval bounds swap (the fastest time is the highest throughput).
-fn throughput_row(b: &BenchResult) -> Option<Row> {
+fn throughput_row(b: &Benchmark) -> Option<Row> {
     let (amount, unit) = match b.throughput? {
         Throughput::Bytes(n) => (n as f64, "B/s"),
         Throughput::Elements(n) => (n as f64, "elem/s"),
@@ -270,7 +277,7 @@ fn throughput_row(b: &BenchResult) -> Option<Row> {
 
 /// `3 outliers among 100 samples of wall-time (2 high mild, 1 high severe)`, for wall-time (or
 /// the first counter with an estimate); `None` without outliers.
-fn outlier_note(b: &BenchResult) -> Option<String> {
+fn outlier_note(b: &Benchmark) -> Option<String> {
     let c = b
         .counter("wall-time")
         .filter(|c| c.estimate.is_some())
@@ -305,19 +312,10 @@ fn outlier_note(b: &BenchResult) -> Option<String> {
     ))
 }
 
-/// `panicked: MESSAGE` / `failed: MESSAGE` for a benchmark that has no values.
-fn failure(outcome: &Outcome) -> Option<String> {
-    match outcome {
-        Outcome::Panicked(msg) => Some(format!("panicked: {msg}")),
-        Outcome::Failed(msg) => Some(format!("failed: {msg}")),
-        Outcome::Measured | Outcome::Tested => None,
-    }
-}
-
-fn pretty_block(b: &BenchResult, color: bool) -> String {
+fn pretty_block(b: &Benchmark, color: bool) -> String {
     let mut out = String::from("  ");
     paint(&mut out, color, BOLD, &b.id);
-    if let Some(msg) = failure(&b.outcome) {
+    if let Some(msg) = b.failure() {
         out.push_str("  ");
         // Continuation lines of a multi-line message line up under the id.
         paint(&mut out, color, RED, &msg.replace('\n', "\n    "));
@@ -371,10 +369,10 @@ fn pretty_block(b: &BenchResult, color: bool) -> String {
     out
 }
 
-fn terse_line(b: &BenchResult, color: bool) -> String {
+fn terse_line(b: &Benchmark, color: bool) -> String {
     let mut out = String::new();
     paint(&mut out, color, BOLD, &b.id);
-    if let Some(msg) = failure(&b.outcome) {
+    if let Some(msg) = b.failure() {
         out.push_str("  ");
         paint(&mut out, color, RED, &msg.replace('\n', " "));
         out.push('\n');
@@ -405,14 +403,14 @@ fn terse_line(b: &BenchResult, color: bool) -> String {
 }
 
 /// `4 benchmarks: 2 measured, 1 panicked (io/boom), 1 failed (io/gone)`.
-fn summary(suite: &SuiteResult, color: bool) -> String {
+fn summary(suite: &Report, color: bool) -> String {
     let count = |f: fn(&Outcome) -> bool| suite.benchmarks.iter().filter(move |b| f(&b.outcome));
     let measured = count(|o| *o == Outcome::Measured).count();
     let tested = count(|o| *o == Outcome::Tested).count();
-    let panicked: Vec<&str> = count(|o| matches!(o, Outcome::Panicked(_)))
+    let panicked: Vec<&str> = count(|o| *o == Outcome::Panicked)
         .map(|b| b.id.as_str())
         .collect();
-    let failed: Vec<&str> = count(|o| matches!(o, Outcome::Failed(_)))
+    let failed: Vec<&str> = count(|o| *o == Outcome::Failed)
         .map(|b| b.id.as_str())
         .collect();
     let total = suite.benchmarks.len();
@@ -442,7 +440,7 @@ fn summary(suite: &SuiteResult, color: bool) -> String {
 mod tests {
     use super::*;
     use crate::counters::Source;
-    use crate::report::json::tests::synthetic_suite;
+    use crate::model::fixtures::synthetic_report as synthetic_suite;
 
     fn plain(format: Format) -> Style {
         Style {
@@ -608,7 +606,7 @@ mod tests {
         let mut r = TerminalReporter::new(plain(Format::Json));
         assert_eq!(r.bench_done(&suite.benchmarks[0]), "");
         let out = r.finish(&suite);
-        assert!(crate::report::json::from_json(&out).is_ok());
+        assert!(crate::model::json::from_json(&out).is_ok());
         assert!(out.ends_with("}\n"));
     }
 
@@ -645,36 +643,31 @@ mod tests {
         b.outcome = Outcome::Measured;
         let out = render_line(b, plain(Format::Pretty));
         assert!(out.contains("n/a"), "{out}");
-        let empty = BenchResult {
-            id: String::new(),
-            group: String::new(),
-            name: String::new(),
-            params: None,
+        let empty = Benchmark {
             throughput: Some(Throughput::Bytes(1)),
-            counters: vec![],
-            derived: vec![],
-            outcome: Outcome::Measured,
+            ..Benchmark::new("", "", "", None, Outcome::Measured)
         };
         for format in [Format::Pretty, Format::Terse, Format::Json] {
             let _ = render_line(&empty, plain(format));
         }
         assert!(render_line(&empty, plain(Format::Pretty)).contains("(no counters)"));
-        let tested = BenchResult {
+        let tested = Benchmark {
             outcome: Outcome::Tested,
             counters: vec![CounterResult {
                 name: "wall-time".into(),
-                unit: "ns",
+                unit: "ns".into(),
                 source: Source::Clock,
                 multiplexed: false,
                 per_iteration: vec![],
                 iterations: vec![],
                 overhead: 0.0,
                 estimate: None,
+                change: None,
             }],
             ..empty
         };
         assert!(render_line(&tested, plain(Format::Pretty)).contains("ok (ran once)"));
-        let suite = SuiteResult {
+        let suite = Report {
             benchmarks: vec![],
             ..synthetic_suite()
         };

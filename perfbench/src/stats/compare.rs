@@ -34,10 +34,13 @@ use super::bootstrap::{self, ConfidenceInterval};
 use super::ttest;
 use super::univariate::{mean_of, Sample};
 use super::{DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The outcome of a comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Significantly larger, by more than the threshold.
     Regressed,
@@ -202,11 +205,29 @@ impl CompareConfig {
     }
 }
 
+/// How the two sides of a [`Change`] were measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// Two runs, one after the other (a baseline saved earlier and a new run): [`compare`].
+    #[default]
+    Separate,
+    /// The two builds measured alternately in one run.
+    Paired,
+}
+
 /// How a counter changed from a baseline run to a new run.
-#[derive(Debug, Clone, Copy, PartialEq)]
+///
+/// In JSON (the `change` object of a report counter and of `perfbench compare --format json`)
+/// the fields keep these names; `ratio`, `ci_low` and `ci_high` are `null` when undefined.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Change {
     /// The mean of the baseline's values without severe outliers (0 when the baseline has no
     /// finite value).
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub baseline: f64,
     /// `mean(new) / mean(baseline)`; `None` when the baseline mean is not positive or a side
     /// is empty.
@@ -219,9 +240,18 @@ pub struct Change {
     pub ci_high: Option<f64>,
     /// The two-sided p-value of Welch's t-test on the means (1 when a side has fewer than
     /// two values).
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub p_value: f64,
+    /// The relative threshold the interval was held against ([`CompareConfig::threshold`]).
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
+    pub threshold: f64,
     /// The verdict, see the [module documentation](self).
     pub verdict: Verdict,
+    /// How the two sides were measured.
+    #[serde(default)]
+    pub method: Method,
 }
 
 /// Compares a new run of a counter with a baseline run (per-iteration values, one per sample).
@@ -238,7 +268,9 @@ pub fn compare(base: &[f64], new: &[f64], cfg: &CompareConfig) -> Change {
             ci_low: None,
             ci_high: None,
             p_value: 1.0,
+            threshold: cfg.threshold,
             verdict: Verdict::Unchanged,
+            method: Method::Separate,
         };
     };
     let (base_mean, new_mean) = (base.mean(), new.mean());
@@ -273,7 +305,9 @@ pub fn compare(base: &[f64], new: &[f64], cfg: &CompareConfig) -> Change {
         ci_low: ci.map(|ci| ci.low),
         ci_high: ci.map(|ci| ci.high),
         p_value,
+        threshold: cfg.threshold,
         verdict,
+        method: Method::Separate,
     }
 }
 

@@ -31,9 +31,11 @@ pub mod ttest;
 pub mod univariate;
 
 pub use bootstrap::ConfidenceInterval;
-pub use compare::{compare, Change, CompareConfig, CounterKind, Verdict};
+pub use compare::{compare, Change, CompareConfig, CounterKind, Method, Verdict};
 pub use outliers::{OutlierCounts, Tukey};
 pub use univariate::{Percentiles, Sample};
+
+use serde::{Deserialize, Serialize};
 
 /// The default confidence level of intervals: 0.95.
 pub const DEFAULT_CONFIDENCE: f64 = 0.95;
@@ -91,30 +93,52 @@ impl Default for StatsConfig {
 /// an exact PMU, page faults) keep every sample, so a rare real event stays in the figure. Nor
 /// does it apply when more than a tenth of the samples are severe: that is a second regime, not
 /// an interruption, and the interval must show it.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(from = "EstimateFields")]
 pub struct Estimate {
     /// The headline per-iteration value, which `ci_low..ci_high` brackets: the least-squares
     /// [`slope`](Self::slope) with linear sampling, the mean otherwise, in both cases of the
     /// samples within the outer fences.
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub point: f64,
     /// The mean of all the per-iteration values.
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub mean: f64,
     /// Their median.
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub median: f64,
     /// Their sample standard deviation (`n - 1`; 0 for a single value).
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub stddev: f64,
     /// Their median absolute deviation, scaled by 1.4826 ([`univariate::MAD_SCALE`]) to
     /// estimate the standard deviation of normal data, as criterion reports it.
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub mad: f64,
     /// The lower bound of the bootstrap confidence interval of [`point`](Self::point).
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub ci_low: f64,
     /// The upper bound of that interval.
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub ci_high: f64,
     /// The confidence level of that interval.
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub confidence: f64,
     /// The smallest per-iteration value.
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub min: f64,
     /// The largest per-iteration value.
+    #[serde(with = "crate::json_fields::nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub max: f64,
     /// The least-squares per-iteration cost from linear sampling ([`regression`]), when
     /// iteration counts were given (fitted to the samples within the outer fences).
@@ -126,6 +150,63 @@ pub struct Estimate {
     /// How many samples were left out of [`point`](Self::point) and its interval: the severe
     /// outliers, or none (see [`headline_samples`]).
     pub excluded: usize,
+}
+
+/// What [`Estimate`] reads from JSON: the fields as written, with `point` and `excluded`
+/// optional because the first reports (perfbench 0.1.0 before commit 6eaf29e) did not have them.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+struct EstimateFields {
+    #[serde(default)]
+    point: Option<f64>,
+    #[serde(deserialize_with = "crate::json_fields::nullable::deserialize")]
+    mean: f64,
+    #[serde(deserialize_with = "crate::json_fields::nullable::deserialize")]
+    median: f64,
+    #[serde(deserialize_with = "crate::json_fields::nullable::deserialize")]
+    stddev: f64,
+    #[serde(deserialize_with = "crate::json_fields::nullable::deserialize")]
+    mad: f64,
+    #[serde(deserialize_with = "crate::json_fields::nullable::deserialize")]
+    ci_low: f64,
+    #[serde(deserialize_with = "crate::json_fields::nullable::deserialize")]
+    ci_high: f64,
+    #[serde(deserialize_with = "crate::json_fields::nullable::deserialize")]
+    confidence: f64,
+    #[serde(deserialize_with = "crate::json_fields::nullable::deserialize")]
+    min: f64,
+    #[serde(deserialize_with = "crate::json_fields::nullable::deserialize")]
+    max: f64,
+    #[serde(default)]
+    slope: Option<f64>,
+    #[serde(default)]
+    r_squared: Option<f64>,
+    #[serde(default)]
+    outliers: OutlierCounts,
+    #[serde(default)]
+    excluded: usize,
+}
+
+impl From<EstimateFields> for Estimate {
+    /// A report without `point` had the slope (linear sampling) or the mean as its headline.
+    fn from(f: EstimateFields) -> Self {
+        Estimate {
+            point: f.point.or(f.slope).unwrap_or(f.mean),
+            mean: f.mean,
+            median: f.median,
+            stddev: f.stddev,
+            mad: f.mad,
+            ci_low: f.ci_low,
+            ci_high: f.ci_high,
+            confidence: f.confidence,
+            min: f.min,
+            max: f.max,
+            slope: f.slope,
+            r_squared: f.r_squared,
+            outliers: f.outliers,
+            excluded: f.excluded,
+        }
+    }
 }
 
 /// Summarises one counter's samples.

@@ -6,16 +6,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-/// Terminal output style.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// A table per group.
-    Pretty,
-    /// One line per benchmark.
-    Terse,
-    /// The JSON report on stdout.
-    Json,
-}
+pub use crate::report::terminal::Format;
 
 /// What the binary was asked to do.
 #[derive(Clone, Debug, PartialEq)]

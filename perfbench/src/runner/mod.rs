@@ -11,20 +11,20 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use super::affinity;
-use super::bencher::Bencher;
-use super::cli::{self, Args, Format};
-use super::entry::{self, Entry};
-use super::result::{
-    BenchResult, CounterResult, DerivedResult, MachineInfo, Outcome, RunConfig, SuiteResult,
-};
-use super::sampler::{Plan, Sampler};
+pub mod cli;
+
 use crate::counters::{CounterError, Counters, GroupOptions};
 use crate::doctor::Machine;
 use crate::events::{self, Event, Sysfs};
+use crate::harness::affinity;
+use crate::harness::bencher::Bencher;
+use crate::harness::entry::{self, Entry};
+use crate::harness::sampler::{Plan, Sampler};
+use crate::model::{self, Benchmark, Config, CounterResult, Derived, Outcome, Report, Sampling};
 use crate::report;
 use crate::stats::{self, StatsConfig};
 use crate::sys;
+use cli::{Args, Format};
 
 /// Counters measured by default where a CPU PMU exists.
 pub const DEFAULT_HARDWARE: &[&str] = &[
@@ -256,14 +256,8 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         results.push(r);
     }
     bar.finish_and_clear();
-    let suite_result = SuiteResult {
-        suite: suite.to_owned(),
-        perfbench_version: env!("CARGO_PKG_VERSION"),
-        machine: machine_info(machine, &results),
-        config,
-        benchmarks: results,
-    };
-    let json = report::json::to_json(&suite_result);
+    let suite_result = Report::new(suite, machine_info(machine, &results), config, results);
+    let json = model::json::to_json(&suite_result);
     if args.format == Format::Json {
         println!("{json}");
     } else {
@@ -272,7 +266,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     let dir = output_dir();
     let mut status = ExitCode::SUCCESS;
     for path in std::iter::once(dir.join(format!("{suite}.json"))).chain(args.json.clone()) {
-        if let Err(e) = report::write_atomic(&path, json.as_bytes()) {
+        if let Err(e) = model::file::write_atomic(&path, json.as_bytes()) {
             eprintln!(
                 "error: cannot write the JSON report to {}: {e}",
                 path.display()
@@ -283,24 +277,28 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     if suite_result
         .benchmarks
         .iter()
-        .any(|b| matches!(b.outcome, Outcome::Panicked(_) | Outcome::Failed(_)))
+        .any(|b| matches!(b.outcome, Outcome::Panicked | Outcome::Failed))
     {
         return ExitCode::from(1);
     }
     status
 }
 
-fn run_config(args: &Args, events: &[Event]) -> RunConfig {
+fn run_config(args: &Args, events: &[Event]) -> Config {
     let (sample_size, warm, measure) = if args.quick {
         (30, 0.1, 0.4)
     } else {
         (100, 0.3, 1.5)
     };
-    RunConfig {
+    Config {
         sample_size: args.sample_size.unwrap_or(sample_size),
         warm_up_time: args.warm_up_time.unwrap_or(warm),
         measurement_time: args.measurement_time.unwrap_or(measure),
-        sampling: if args.linear { "linear" } else { "flat" },
+        sampling: if args.linear {
+            Sampling::Linear
+        } else {
+            Sampling::Flat
+        },
         counters: events.iter().map(|e| e.name.clone()).collect(),
         confidence: stats::DEFAULT_CONFIDENCE,
         resamples: stats::DEFAULT_RESAMPLES,
@@ -415,10 +413,10 @@ fn measure_pinned(
     events: &[Event],
     sysfs: &Sysfs,
     allowed: Option<&[u32]>,
-    config: &RunConfig,
+    config: &Config,
     bar: &ProgressBar,
     shown: &mut Vec<String>,
-) -> BenchResult {
+) -> Benchmark {
     let Some(allowed) = allowed else {
         return measure_one(p, events, config, bar);
     };
@@ -451,12 +449,7 @@ fn measure_pinned(
     r
 }
 
-fn measure_one(
-    p: &Planned,
-    events: &[Event],
-    config: &RunConfig,
-    bar: &ProgressBar,
-) -> BenchResult {
+fn measure_one(p: &Planned, events: &[Event], config: &Config, bar: &ProgressBar) -> Benchmark {
     let (counters, dropped) = match open_available(events) {
         Ok(x) => x,
         Err(e) => return failed(p, e.to_string()),
@@ -479,7 +472,7 @@ fn measure_one(
         sample_size: o.sample_size.unwrap_or(config.sample_size),
         warm_up_ns: secs_to_ns(o.warm_up_time.unwrap_or(config.warm_up_time)),
         measurement_ns: secs_to_ns(o.measurement_time.unwrap_or(config.measurement_time)),
-        linear: config.sampling == "linear",
+        linear: config.sampling == Sampling::Linear,
     };
     let linear = plan.linear;
     let mut sampler = Sampler::new(counters, plan);
@@ -499,7 +492,10 @@ fn measure_one(
     let arg = p.arg;
     let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut bencher, arg)));
     if let Err(payload) = outcome {
-        return bench_result(p, Outcome::Panicked(panic_message(payload.as_ref())));
+        return Benchmark {
+            error: Some(panic_message(payload.as_ref())),
+            ..bench_result(p, Outcome::Panicked)
+        };
     }
     let measured = match bencher.into_sampler().and_then(|mut s| s.take_result()) {
         None => {
@@ -524,7 +520,7 @@ fn measure_one(
         })
         .collect();
     let derived = derived_metrics(&counters, &cfg);
-    BenchResult {
+    Benchmark {
         counters,
         derived,
         ..bench_result(p, Outcome::Measured)
@@ -533,7 +529,7 @@ fn measure_one(
 
 /// `ipc` (instructions / cycles), `branch-miss-rate` and `cache-miss-rate`, per sample, where
 /// both counters were measured.
-fn derived_metrics(counters: &[CounterResult], cfg: &StatsConfig) -> Vec<DerivedResult> {
+fn derived_metrics(counters: &[CounterResult], cfg: &StatsConfig) -> Vec<Derived> {
     let find = |name: &str| {
         counters
             .iter()
@@ -554,7 +550,7 @@ fn derived_metrics(counters: &[CounterResult], cfg: &StatsConfig) -> Vec<Derived
                 .map(|(n, d)| n / d)
                 .collect();
             let estimate = stats::estimate(&per_sample, None, cfg);
-            out.push(DerivedResult {
+            out.push(Derived {
                 name: name.to_owned(),
                 per_sample,
                 estimate,
@@ -568,21 +564,18 @@ fn secs_to_ns(s: f64) -> u64 {
     (s.max(0.0) * 1e9) as u64
 }
 
-fn failed(p: &Planned, error: String) -> BenchResult {
-    bench_result(p, Outcome::Failed(error))
+fn failed(p: &Planned, error: String) -> Benchmark {
+    Benchmark {
+        error: Some(error),
+        ..bench_result(p, Outcome::Failed)
+    }
 }
 
 /// A benchmark's result without counters.
-fn bench_result(p: &Planned, outcome: Outcome) -> BenchResult {
-    BenchResult {
-        id: p.id.clone(),
-        group: p.group.clone(),
-        name: p.entry.name.to_owned(),
-        params: p.params.clone(),
+fn bench_result(p: &Planned, outcome: Outcome) -> Benchmark {
+    Benchmark {
         throughput: p.entry.options.throughput,
-        counters: Vec::new(),
-        derived: Vec::new(),
-        outcome,
+        ..Benchmark::new(&p.id, &p.group, p.entry.name, p.params.as_deref(), outcome)
     }
 }
 
@@ -631,14 +624,14 @@ fn smoke_test(chosen: &[Planned]) -> ExitCode {
     }
 }
 
-fn machine_info(m: &Machine, results: &[BenchResult]) -> MachineInfo {
+fn machine_info(m: &Machine, results: &[Benchmark]) -> model::Machine {
     let mut sources: Vec<(String, crate::counters::Source)> = Vec::new();
     for c in results.iter().flat_map(|b| &b.counters) {
         if !sources.iter().any(|(n, _)| *n == c.name) {
             sources.push((c.name.clone(), c.source));
         }
     }
-    MachineInfo {
+    model::Machine {
         cpu: m.cpu_model.clone(),
         arch: m.arch.clone(),
         kernel: m.kernel.clone(),

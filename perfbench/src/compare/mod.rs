@@ -1,0 +1,1 @@
+//! Two runs compared (coming in the next commit).

@@ -1,0 +1,391 @@
+//! The data model of a run: what a suite measured, as plain Rust types that are also the JSON
+//! report of DESIGN.md section 3.3.
+//!
+//! The harness produces a [`Report`]; the terminal, the JSON file, baselines, `perfbench
+//! compare` and the other renderers consume one. This module sits below all of them: it imports
+//! only the vocabulary of the layers beneath it ([`Source`](crate::counters::Source) from
+//! `counters`, [`Estimate`] and [`Change`] from `stats`) and nothing that measures, compares or
+//! renders.
+//!
+//! The types derive serde's `Serialize` and `Deserialize`; [`json`] writes and reads the
+//! document ([`json::to_json`], [`json::from_json`]) and [`file`] loads it from disk with the
+//! checks a file from a user needs ([`file::load`]) and writes it atomically
+//! ([`file::write_atomic`]). A user's own tool can read reports with these types:
+//!
+//! ```no_run
+//! let text = std::fs::read_to_string("target/perfbench/quickstart.json")?;
+//! let report = perfbench::model::json::from_json(&text)?;
+//! for b in &report.benchmarks {
+//!     if let Some(e) = b.counter("wall-time").and_then(|c| c.estimate) {
+//!         println!("{}: {:.1} ns", b.id, e.point);
+//!     }
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # The document
+//! `perfbench/schema/report-v1.schema.json` (JSON Schema draft 2020-12) is generated from these
+//! types by a test, which fails when the checked-in file and the types drift apart; another
+//! test validates real output against it.
+//!
+//! - Members appear in the order of the fields here. Objects keyed by name (`counters`,
+//!   `derived`, `machine.sources`) keep the order of the vectors (the order the user asked for);
+//!   a repeated name keeps its first entry.
+//! - `params` is `null` without `args`; `throughput` is `{"bytes": N}`, `{"elements": N}` or
+//!   `null`; `outcome` is `measured`, `tested`, `panicked` or `failed`, and `error` holds the
+//!   message of the last two.
+//! - **Non-finite numbers**: JSON has no NaN or infinity. Any non-finite float is written as
+//!   `null`, and read back as NaN (as `None` for the optional `slope` and `r_squared`). The
+//!   statistics never produce NaN, so in practice only raw per-iteration values and `overhead`
+//!   can be `null`. Integers (`iterations`, counts) are written exactly.
+//! - **Compatibility**: within one [`SCHEMA_VERSION`] fields may be added, none removed or
+//!   changed in meaning. Readers ignore members they do not know, and fields added after the
+//!   first version have defaults, so every report an earlier perfbench wrote still reads. A
+//!   newer `schema_version` is an error that names both versions.
+
+pub mod file;
+pub mod json;
+
+use serde::{Deserialize, Serialize};
+
+use crate::json_fields::{keyed, nullable, Keyed};
+
+pub use crate::counters::Source;
+pub use crate::stats::{Change, Estimate, Method, OutlierCounts, Verdict};
+
+/// The version of the document this perfbench writes, and the newest it reads.
+pub const SCHEMA_VERSION: u64 = 1;
+
+/// The JSON report a perfbench benchmark binary writes to `target/perfbench/<suite>.json` (and
+/// `--json PATH`); baselines are the same document. Within one schema version fields may be
+/// added but none is removed or changes meaning; readers ignore members they do not know.
+/// Floats are `null` when not finite (JSON has no NaN or infinity).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[cfg_attr(test, schemars(title = "perfbench report"))]
+pub struct Report {
+    /// The document's version ([`SCHEMA_VERSION`] when written by this perfbench).
+    pub schema_version: u64,
+    /// The perfbench version that wrote it.
+    pub perfbench_version: String,
+    /// The suite's name (the bench target's name).
+    pub suite: String,
+    /// Where it ran.
+    pub machine: Machine,
+    /// How it sampled.
+    #[serde(default)]
+    pub config: Config,
+    /// One entry per benchmark run, in run order.
+    pub benchmarks: Vec<Benchmark>,
+}
+
+impl Report {
+    /// A report of this perfbench's schema version and version.
+    pub fn new(suite: &str, machine: Machine, config: Config, benchmarks: Vec<Benchmark>) -> Self {
+        Report {
+            schema_version: SCHEMA_VERSION,
+            perfbench_version: env!("CARGO_PKG_VERSION").to_owned(),
+            suite: suite.to_owned(),
+            machine,
+            config,
+            benchmarks,
+        }
+    }
+
+    /// The benchmark with this id.
+    pub fn bench(&self, id: &str) -> Option<&Benchmark> {
+        self.benchmarks.iter().find(|b| b.id == id)
+    }
+}
+
+/// Facts about the machine a suite ran on; [`Machine::differences`] is its fingerprint check.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Machine {
+    /// CPU model.
+    pub cpu: String,
+    /// Architecture (`x86_64`, `aarch64`).
+    pub arch: String,
+    /// Kernel release.
+    pub kernel: String,
+    /// Online CPUs.
+    #[serde(default)]
+    pub cpus: usize,
+    /// Every PMU in sysfs.
+    #[serde(default)]
+    pub pmus: Vec<String>,
+    /// The CPU PMUs (empty: no hardware counters).
+    #[serde(default)]
+    pub core_pmus: Vec<String>,
+    /// `/proc/sys/kernel/perf_event_paranoid`.
+    #[serde(rename = "perf_event_paranoid", default)]
+    pub paranoid: Option<i32>,
+    /// Each counter's access path, by counter name.
+    #[serde(default, with = "keyed")]
+    #[cfg_attr(test, schemars(with = "std::collections::BTreeMap<String, Source>"))]
+    pub sources: Vec<(String, Source)>,
+}
+
+impl Machine {
+    /// What makes counts from `self` and `other` not directly comparable: a different CPU
+    /// model, architecture, kernel, CPU PMU, or access path of a counter both measured. One line
+    /// each (`cpu: "A" vs "B"`); empty when the fingerprints agree.
+    pub fn differences(&self, other: &Machine) -> Vec<String> {
+        let mut out = Vec::new();
+        for (what, a, b) in [
+            ("cpu", &self.cpu, &other.cpu),
+            ("arch", &self.arch, &other.arch),
+            ("kernel", &self.kernel, &other.kernel),
+        ] {
+            if a != b {
+                out.push(format!("{what}: {a:?} vs {b:?}"));
+            }
+        }
+        if self.core_pmus != other.core_pmus {
+            let list = |p: &[String]| match p {
+                [] => "none".to_owned(),
+                p => p.join(","),
+            };
+            out.push(format!(
+                "PMU: {} vs {}",
+                list(&self.core_pmus),
+                list(&other.core_pmus)
+            ));
+        }
+        for (name, a) in &self.sources {
+            if let Some((_, b)) = other.sources.iter().find(|(n, _)| n == name) {
+                if a != b {
+                    out.push(format!("{name} read via {a} vs {b}"));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `flat` (the same iterations in every sample) or `linear` (1n, 2n, 3n, ...).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Sampling {
+    /// The same number of iterations in every sample.
+    #[default]
+    Flat,
+    /// Sample k runs k times the base count; the estimate is the least-squares slope.
+    Linear,
+}
+
+/// The sampling settings a run used.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Config {
+    /// Samples per benchmark.
+    pub sample_size: u32,
+    /// Warm-up seconds.
+    #[serde(with = "nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
+    pub warm_up_time: f64,
+    /// Target measurement seconds.
+    #[serde(with = "nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
+    pub measurement_time: f64,
+    /// How iterations are spread over the samples.
+    pub sampling: Sampling,
+    /// Counters requested (names).
+    pub counters: Vec<String>,
+    /// Confidence level of the intervals.
+    #[serde(with = "nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
+    pub confidence: f64,
+    /// Bootstrap resamples.
+    pub resamples: usize,
+}
+
+impl Default for Config {
+    /// What a report without `config` is read as: the defaults of a plain `cargo bench`.
+    fn default() -> Self {
+        Config {
+            sample_size: 100,
+            warm_up_time: 0.3,
+            measurement_time: 1.5,
+            sampling: Sampling::Flat,
+            counters: Vec::new(),
+            confidence: crate::stats::DEFAULT_CONFIDENCE,
+            resamples: crate::stats::DEFAULT_RESAMPLES,
+        }
+    }
+}
+
+/// Work done per iteration, for throughput figures (`throughput = bytes(N) | elements(N)`).
+/// In JSON: `{"bytes": N}` or `{"elements": N}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Throughput {
+    /// Bytes processed per iteration.
+    Bytes(u64),
+    /// Elements processed per iteration.
+    Elements(u64),
+}
+
+/// How a benchmark ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Measured: the counters hold values.
+    Measured,
+    /// Ran once as a smoke test (`--test`).
+    Tested,
+    /// The benchmark panicked; [`Benchmark::error`] has the message.
+    Panicked,
+    /// The benchmark could not be measured (a counter failed); [`Benchmark::error`] says why.
+    Failed,
+}
+
+/// One benchmark's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Benchmark {
+    /// `group/name` or `group/name/params`: unique within a suite.
+    pub id: String,
+    /// The group (the `group` option, or the module path below the crate).
+    pub group: String,
+    /// The function's name (or the `name` option).
+    pub name: String,
+    /// The argument, for benchmarks with `args`.
+    pub params: Option<String>,
+    /// Declared throughput per iteration.
+    #[serde(default)]
+    pub throughput: Option<Throughput>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The message of a panicked or failed benchmark.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Counters, in the order requested.
+    #[serde(with = "keyed")]
+    #[cfg_attr(
+        test,
+        schemars(with = "std::collections::BTreeMap<String, CounterResult>")
+    )]
+    pub counters: Vec<CounterResult>,
+    /// Derived metrics.
+    #[serde(default, with = "keyed")]
+    #[cfg_attr(test, schemars(with = "std::collections::BTreeMap<String, Derived>"))]
+    pub derived: Vec<Derived>,
+}
+
+impl Benchmark {
+    /// A benchmark with this outcome and no values yet.
+    pub fn new(id: &str, group: &str, name: &str, params: Option<&str>, outcome: Outcome) -> Self {
+        Benchmark {
+            id: id.to_owned(),
+            group: group.to_owned(),
+            name: name.to_owned(),
+            params: params.map(str::to_owned),
+            throughput: None,
+            outcome,
+            error: None,
+            counters: Vec::new(),
+            derived: Vec::new(),
+        }
+    }
+
+    /// The counter named `name`.
+    pub fn counter(&self, name: &str) -> Option<&CounterResult> {
+        self.counters.iter().find(|c| c.name == name)
+    }
+
+    /// `panicked: MESSAGE` or `failed: MESSAGE` for a benchmark that has no values; `None` for
+    /// one that was measured or tested.
+    pub fn failure(&self) -> Option<String> {
+        let msg = self.error.as_deref().unwrap_or("(no message)");
+        match self.outcome {
+            Outcome::Panicked => Some(format!("panicked: {msg}")),
+            Outcome::Failed => Some(format!("failed: {msg}")),
+            Outcome::Measured | Outcome::Tested => None,
+        }
+    }
+}
+
+/// One counter of one benchmark. Its name is its key in the benchmark's `counters` object.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct CounterResult {
+    /// The counter's name as the user wrote it (`instructions`, `cycles:u`, `wall-time`).
+    #[serde(skip)]
+    pub name: String,
+    /// `ns` for time-like counters, `count` otherwise.
+    pub unit: String,
+    /// How the values were read.
+    pub source: Source,
+    /// Some sample's group was multiplexed: its counts are scaled estimates.
+    #[serde(default)]
+    pub multiplexed: bool,
+    /// Per-iteration value of each sample (bracket overhead subtracted, divided by
+    /// `iterations`).
+    #[serde(with = "nullable::vec")]
+    #[cfg_attr(test, schemars(with = "Vec<Option<f64>>"))]
+    pub per_iteration: Vec<f64>,
+    /// Iterations in each sample.
+    pub iterations: Vec<u64>,
+    /// The bracket overhead that was subtracted, per sample (not per iteration).
+    #[serde(default = "nullable::nan", with = "nullable")]
+    #[cfg_attr(test, schemars(with = "Option<f64>"))]
+    pub overhead: f64,
+    /// Statistics of `per_iteration` (`None` when there are no finite samples).
+    pub estimate: Option<Estimate>,
+    /// How the counter changed since a baseline, when the run was compared with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<Change>,
+}
+
+impl Keyed for CounterResult {
+    type Value = CounterResult;
+    fn key(&self) -> &str {
+        &self.name
+    }
+    fn value(&self) -> &Self {
+        self
+    }
+    fn join(key: String, mut value: Self) -> Self {
+        value.name = key;
+        value
+    }
+}
+
+/// A metric computed from other counters (e.g. `ipc` = instructions / cycles). Its name is its
+/// key in the benchmark's `derived` object.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Derived {
+    /// `ipc`, `branch-miss-rate`, `cache-miss-rate`.
+    #[serde(skip)]
+    pub name: String,
+    /// Per-sample values.
+    #[serde(with = "nullable::vec")]
+    #[cfg_attr(test, schemars(with = "Vec<Option<f64>>"))]
+    pub per_sample: Vec<f64>,
+    /// Statistics of `per_sample`.
+    pub estimate: Option<Estimate>,
+}
+
+impl Keyed for Derived {
+    type Value = Derived;
+    fn key(&self) -> &str {
+        &self.name
+    }
+    fn value(&self) -> &Self {
+        self
+    }
+    fn join(key: String, mut value: Self) -> Self {
+        value.name = key;
+        value
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod fixtures;
+#[cfg(test)]
+mod schema_tests;
