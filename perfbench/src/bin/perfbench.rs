@@ -3,13 +3,21 @@
 //! - `perfbench doctor [--counters LIST]`: what this machine can count, through which source,
 //!   and why not.
 //! - `perfbench list`: the events this machine offers.
+//! - `perfbench compare BASE NEW`: two reports or baseline directories, counter by counter.
+//! - `perfbench export REPORT --format bmf`: Bencher Metric Format JSON.
 //!
-//! Exit codes: 0 success, 2 usage or environment error.
+//! Exit codes: 0 success, 1 a regression with `compare --fail-on-regression`, 2 usage or
+//! environment error (an unreadable or invalid report among them).
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use perfbench::compare::{self, Settings};
 use perfbench::doctor::{self, Machine};
 use perfbench::events::{self, Sysfs};
+use perfbench::model::file;
+use perfbench::report::{bmf, comparison};
 
 const HELP: &str = "\
 Benchmarks that read hardware performance counters
@@ -17,9 +25,11 @@ Benchmarks that read hardware performance counters
 Usage: perfbench <COMMAND>
 
 Commands:
-  doctor  Say what this machine can count, through which path, and why not
-  list    List the events this machine offers
-  help    Print this message or the help of the given subcommand
+  doctor   Say what this machine can count, through which path, and why not
+  list     List the events this machine offers
+  compare  Compare two reports (or baseline directories) counter by counter
+  export   Convert a report for other tools (Bencher Metric Format)
+  help     Print this message or the help of the given subcommand
 
 Options:
   -h, --help     Print help
@@ -46,6 +56,49 @@ Options:
   -h, --help  Print help
 ";
 
+const COMPARE_HELP: &str = "\
+Compare two reports (or baseline directories) counter by counter
+
+Usage: perfbench compare [OPTIONS] <BASE> <NEW>
+
+Arguments:
+  <BASE>  The baseline: a report (target/perfbench/SUITE.json) or a directory of reports
+          (target/perfbench/baselines/NAME)
+  <NEW>   The run to judge, likewise
+
+Options:
+      --threshold <COUNTER=PCT>  The change below which COUNTER is never flagged (repeatable)
+      --noise-threshold <PCT>    The same for every counter (default: 0.5% for exact counts,
+                                 10% for cycles and misses, 25% for time)
+      --format <FORMAT>          text, markdown or json [default: text]
+      --fail-on-regression       Exit 1 when any counter regressed
+  -h, --help                     Print help
+
+Exit status: 0 nothing regressed (or no --fail-on-regression), 1 a regression with
+--fail-on-regression, 2 an error (an unreadable, invalid or mismatched report).
+";
+
+const EXPORT_HELP: &str = "\
+Convert a report for other tools
+
+Usage: perfbench export --format bmf <REPORT>
+
+Arguments:
+  <REPORT>  A report (target/perfbench/SUITE.json)
+
+Options:
+      --format <FORMAT>  bmf: Bencher Metric Format JSON, for `bencher run --adapter json`
+  -h, --help             Print help
+";
+
+/// `--format` of `perfbench compare`.
+#[derive(Clone, Copy)]
+enum CompareFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
 /// What the command line asks for.
 enum Cmd {
     /// Print this text on stdout and exit 0 (`--help`, `--version`).
@@ -55,6 +108,16 @@ enum Cmd {
     },
     List {
         all: bool,
+    },
+    Compare {
+        base: PathBuf,
+        new: PathBuf,
+        settings: Settings,
+        format: CompareFormat,
+        fail_on_regression: bool,
+    },
+    Export {
+        report: PathBuf,
     },
 }
 
@@ -81,6 +144,8 @@ fn subcommand_help(name: &str) -> Option<&'static str> {
     match name {
         "doctor" => Some(DOCTOR_HELP),
         "list" => Some(LIST_HELP),
+        "compare" => Some(COMPARE_HELP),
+        "export" => Some(EXPORT_HELP),
         "help" => Some(HELP),
         _ => None,
     }
@@ -88,7 +153,8 @@ fn subcommand_help(name: &str) -> Option<&'static str> {
 
 fn unknown_subcommand(name: &str) -> Usage {
     Usage(format!(
-        "error: unrecognized subcommand `{name}` (expected `doctor` or `list`)\n\n\
+        "error: unrecognized subcommand `{name}` (expected `doctor`, `list`, `compare` or \
+         `export`)\n\n\
          Usage: perfbench <COMMAND>\n\nFor more information, try '--help'."
     ))
 }
@@ -161,7 +227,142 @@ fn parse_cli() -> Result<Cmd, Usage> {
             }
             Ok(Cmd::List { all })
         }
+        "compare" => parse_compare(&mut p),
+        "export" => parse_export(&mut p),
         other => Err(unknown_subcommand(other)),
+    }
+}
+
+fn usage(msg: String, help: &str) -> Usage {
+    let usage = help.lines().find(|l| l.starts_with("Usage:")).unwrap_or("");
+    Usage(format!(
+        "error: {msg}\n\n{usage}\n\nFor more information, try '--help'."
+    ))
+}
+
+fn parse_compare(p: &mut lexopt::Parser) -> Result<Cmd, Usage> {
+    use lexopt::prelude::*;
+    let mut paths: Vec<PathBuf> = Vec::new();
+    let mut settings = Settings::default();
+    let mut format = None;
+    let mut fail_on_regression = false;
+    while let Some(arg) = p.next().map_err(lexopt_error)? {
+        match arg {
+            Short('h') | Long("help") => return Ok(Cmd::Print(COMPARE_HELP)),
+            Long("threshold") => {
+                let v = p.value().and_then(|v| v.string()).map_err(lexopt_error)?;
+                let t = compare::parse_threshold(&v)
+                    .map_err(|e| usage(format!("--threshold: {e}"), COMPARE_HELP))?;
+                settings.thresholds.push(t);
+            }
+            Long("noise-threshold") if settings.noise_threshold.is_none() => {
+                let v = p.value().and_then(|v| v.string()).map_err(lexopt_error)?;
+                let t = compare::parse_percent(&v)
+                    .map_err(|e| usage(format!("--noise-threshold: {e}"), COMPARE_HELP))?;
+                settings.noise_threshold = Some(t);
+            }
+            Long("format") if format.is_none() => {
+                let v = p.value().and_then(|v| v.string()).map_err(lexopt_error)?;
+                format = Some(match v.as_str() {
+                    "text" => CompareFormat::Text,
+                    "markdown" | "md" => CompareFormat::Markdown,
+                    "json" => CompareFormat::Json,
+                    other => {
+                        return Err(usage(
+                            format!("--format: `{other}` (expected `text`, `markdown` or `json`)"),
+                            COMPARE_HELP,
+                        ))
+                    }
+                });
+            }
+            Long("fail-on-regression") => fail_on_regression = true,
+            Long(flag @ ("noise-threshold" | "format")) => {
+                return Err(usage(
+                    format!("`--{flag}` was given more than once"),
+                    COMPARE_HELP,
+                ))
+            }
+            Value(v) if paths.len() < 2 => paths.push(PathBuf::from(v)),
+            arg => return Err(unexpected(arg, COMPARE_HELP)),
+        }
+    }
+    let [base, new]: [PathBuf; 2] = paths.try_into().map_err(|_| {
+        usage(
+            "compare needs two reports or baseline directories: BASE and NEW".to_owned(),
+            COMPARE_HELP,
+        )
+    })?;
+    Ok(Cmd::Compare {
+        base,
+        new,
+        settings,
+        format: format.unwrap_or(CompareFormat::Text),
+        fail_on_regression,
+    })
+}
+
+fn parse_export(p: &mut lexopt::Parser) -> Result<Cmd, Usage> {
+    use lexopt::prelude::*;
+    let mut report = None;
+    let mut format = None;
+    while let Some(arg) = p.next().map_err(lexopt_error)? {
+        match arg {
+            Short('h') | Long("help") => return Ok(Cmd::Print(EXPORT_HELP)),
+            Long("format") if format.is_none() => {
+                format = Some(p.value().and_then(|v| v.string()).map_err(lexopt_error)?);
+            }
+            Value(v) if report.is_none() => report = Some(PathBuf::from(v)),
+            arg => return Err(unexpected(arg, EXPORT_HELP)),
+        }
+    }
+    match format.as_deref() {
+        Some("bmf") => {}
+        Some(other) => {
+            return Err(usage(
+                format!("--format: `{other}` (expected `bmf`)"),
+                EXPORT_HELP,
+            ))
+        }
+        None => return Err(usage("--format bmf is required".to_owned(), EXPORT_HELP)),
+    }
+    let report =
+        report.ok_or_else(|| usage("a REPORT file is required".to_owned(), EXPORT_HELP))?;
+    Ok(Cmd::Export { report })
+}
+
+/// `perfbench compare`: 0, 1 on a regression with `--fail-on-regression`, 2 on an error.
+fn run_compare(
+    base: &std::path::Path,
+    new: &std::path::Path,
+    settings: &Settings,
+    format: CompareFormat,
+    fail_on_regression: bool,
+) -> ExitCode {
+    let result = compare::load_side(base).and_then(|b| {
+        let n = compare::load_side(new)?;
+        compare::compare(&b, &n, settings)
+    });
+    let cmp = match result {
+        Ok(cmp) => cmp,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out = match format {
+        CompareFormat::Text => {
+            let color = std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+            comparison::text(&cmp, color)
+        }
+        CompareFormat::Markdown => comparison::markdown(&cmp),
+        CompareFormat::Json => comparison::json(&cmp),
+    };
+    print!("{out}");
+    if fail_on_regression && cmp.regressed() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
@@ -204,6 +405,23 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Cmd::Compare {
+            base,
+            new,
+            settings,
+            format,
+            fail_on_regression,
+        } => run_compare(&base, &new, &settings, format, fail_on_regression),
+        Cmd::Export { report } => match file::load(&report) {
+            Ok(r) => {
+                print!("{}", bmf::bmf(&r));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
         Cmd::Print(text) => {
             print!("{text}");
             ExitCode::SUCCESS

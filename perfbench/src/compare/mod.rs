@@ -1,1 +1,600 @@
-//! Two runs compared (coming in the next commit).
+//! Two runs compared: `perfbench compare BASE NEW`, and the data its outputs render.
+//!
+//! BASE and NEW are report files (`target/perfbench/<suite>.json`) or directories of them (a
+//! baseline, `target/perfbench/baselines/NAME/`, or `target/perfbench` itself): [`load_side`]
+//! reads either. [`compare`] matches suites by name, benchmarks by id and counters by name,
+//! and judges every counter present on both sides with [`stats::compare`]: a regression needs
+//! a significant difference whose whole interval lies beyond the counter's threshold (see
+//! [`crate::stats::compare`] for the rule and [`Settings`] for the thresholds). Anything present on
+//! one side only is reported as added or removed, never as a failure; counters that cannot be
+//! compared (different units, a benchmark that panicked on one side) are reported with the
+//! reason. Different machine fingerprints
+//! ([`Machine::differences`](crate::model::Machine::differences)) become warnings.
+//!
+//! The result is a [`Comparison`], which [`report::comparison`](crate::report::comparison)
+//! renders as text, Markdown or JSON (the JSON is this type, with its own schema:
+//! `perfbench/schema/compare-v1.schema.json`).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::file::{self, LoadError};
+use crate::model::{Benchmark, Change, CounterResult, Outcome, Report, Verdict};
+use crate::stats::{self, CompareConfig};
+
+/// The version of the comparison document ([`Comparison`] as JSON).
+pub const COMPARISON_SCHEMA_VERSION: u64 = 1;
+
+/// Thresholds of a comparison: `--noise-threshold PCT` and `--threshold COUNTER=PCT`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    /// The relative change below which nothing is flagged, for every counter (0.05 for 5%);
+    /// `None`: each counter's default ([`stats::CounterKind::threshold`]: 0.5% for exact
+    /// counts, 10% for cycles and misses, 25% for time on a shared machine).
+    pub noise_threshold: Option<f64>,
+    /// Per-counter thresholds by counter name, which win over `noise_threshold`. The last
+    /// entry for a name wins.
+    pub thresholds: Vec<(String, f64)>,
+}
+
+impl Settings {
+    /// The comparison settings for the counter `name`.
+    pub fn config_for(&self, name: &str) -> CompareConfig {
+        let mut cfg = CompareConfig::for_counter(name);
+        if let Some(t) = self.noise_threshold {
+            cfg.threshold = t;
+        }
+        if let Some((_, t)) = self.thresholds.iter().rev().find(|(n, _)| n == name) {
+            cfg.threshold = *t;
+        }
+        cfg
+    }
+}
+
+/// Parses a percentage as the command line gives it (`5`, `5%`, `0.5`) into a fraction.
+pub fn parse_percent(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let t = t.strip_suffix('%').unwrap_or(t);
+    match t.parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p / 100.0),
+        _ => Err(format!(
+            "`{text}` is not a percentage (a number >= 0, like 5 or 2.5%)"
+        )),
+    }
+}
+
+/// Parses `COUNTER=PCT` (`--threshold wall-time=10`).
+pub fn parse_threshold(text: &str) -> Result<(String, f64), String> {
+    match text.split_once('=') {
+        Some((name, pct)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_owned(), parse_percent(pct)?))
+        }
+        _ => Err(format!(
+            "`{text}` is not COUNTER=PCT (for example wall-time=10)"
+        )),
+    }
+}
+
+/// One side of a comparison as given on the command line.
+#[derive(Clone, Debug)]
+pub struct Side {
+    /// The path as given.
+    pub path: PathBuf,
+    /// Whether it is a directory of reports.
+    pub directory: bool,
+    /// Its reports, one per suite, with the file each came from.
+    pub reports: Vec<(PathBuf, Report)>,
+}
+
+/// Why a comparison could not be made. Every variant names the file or directory at fault.
+#[derive(Debug)]
+pub enum CompareError {
+    /// A report file could not be read.
+    Load(LoadError),
+    /// A directory could not be listed.
+    Directory {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// A directory holds no report.
+    Empty {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// Two files of one directory are reports of the same suite.
+    DuplicateSuite {
+        /// The suite.
+        suite: String,
+        /// The two files.
+        files: (PathBuf, PathBuf),
+    },
+    /// The two sides are reports of different suites, or a directory lacks the suite of a file.
+    SuiteMismatch {
+        /// What does not match, in words.
+        message: String,
+    },
+}
+
+impl fmt::Display for CompareError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompareError::Load(e) => write!(f, "{e}"),
+            CompareError::Directory { path, message } => {
+                write!(f, "{}: cannot list the directory: {message}", path.display())
+            }
+            CompareError::Empty { path } => write!(
+                f,
+                "{}: no report (*.json) in this directory; save one with `cargo bench -- \
+                 --save-baseline NAME`, or pass a report file",
+                path.display()
+            ),
+            CompareError::DuplicateSuite { suite, files } => write!(
+                f,
+                "{} and {} are both reports of suite `{suite}`: a directory holds one report per suite",
+                files.0.display(),
+                files.1.display()
+            ),
+            CompareError::SuiteMismatch { message } => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for CompareError {}
+
+/// Reads one side: a report file, or every `*.json` report directly inside a directory (in file
+/// name order; subdirectories such as `baselines/` are not entered).
+pub fn load_side(path: &Path) -> Result<Side, CompareError> {
+    if !path.is_dir() {
+        let report = file::load(path).map_err(CompareError::Load)?;
+        return Ok(Side {
+            path: path.to_path_buf(),
+            directory: false,
+            reports: vec![(path.to_path_buf(), report)],
+        });
+    }
+    let entries = std::fs::read_dir(path).map_err(|e| CompareError::Directory {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(CompareError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut reports: Vec<(PathBuf, Report)> = Vec::new();
+    for f in files {
+        let report = file::load(&f).map_err(CompareError::Load)?;
+        if let Some((other, _)) = reports.iter().find(|(_, r)| r.suite == report.suite) {
+            return Err(CompareError::DuplicateSuite {
+                suite: report.suite,
+                files: (other.clone(), f),
+            });
+        }
+        reports.push((f, report));
+    }
+    Ok(Side {
+        path: path.to_path_buf(),
+        directory: true,
+        reports,
+    })
+}
+
+/// Whether a suite, benchmark or counter is on both sides or on one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Presence {
+    /// On both sides, and compared.
+    Compared,
+    /// Only in NEW.
+    Added,
+    /// Only in BASE.
+    Removed,
+    /// On both sides but not comparable; `reason` says why.
+    NotComparable,
+}
+
+/// A headline figure of one side: the estimate's point and interval.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Figure {
+    /// The per-iteration headline ([`Estimate::point`](crate::model::Estimate::point)).
+    pub point: f64,
+    /// The lower bound of its confidence interval.
+    pub ci_low: f64,
+    /// The upper bound.
+    pub ci_high: f64,
+}
+
+/// One counter of one benchmark, compared.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct CounterComparison {
+    /// The counter's name.
+    pub name: String,
+    /// `ns` or `count` (NEW's where both have it).
+    pub unit: String,
+    /// Both sides, one, or not comparable.
+    pub presence: Presence,
+    /// Why it is not comparable.
+    pub reason: Option<String>,
+    /// BASE's headline, when it has one.
+    pub base: Option<Figure>,
+    /// NEW's headline, when it has one.
+    pub new: Option<Figure>,
+    /// The change and its verdict, when compared.
+    pub change: Option<Change>,
+}
+
+impl CounterComparison {
+    /// The verdict, when compared.
+    pub fn verdict(&self) -> Option<Verdict> {
+        self.change.map(|c| c.verdict)
+    }
+}
+
+/// One benchmark, compared counter by counter.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct BenchComparison {
+    /// `group/name[/params]`.
+    pub id: String,
+    /// Both sides, one, or not comparable (a side panicked or failed).
+    pub presence: Presence,
+    /// Why it is not comparable.
+    pub reason: Option<String>,
+    /// Its counters: those of NEW in NEW's order, then those only BASE has.
+    pub counters: Vec<CounterComparison>,
+}
+
+/// One suite, compared benchmark by benchmark.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct SuiteComparison {
+    /// The suite's name.
+    pub suite: String,
+    /// Both sides or one.
+    pub presence: Presence,
+    /// Its benchmarks: NEW's in NEW's order, then those only BASE has.
+    pub benchmarks: Vec<BenchComparison>,
+}
+
+/// How many counters (and benchmarks, for added and removed) ended each way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Summary {
+    /// Counters that regressed.
+    pub regressed: usize,
+    /// Counters that improved.
+    pub improved: usize,
+    /// Counters compared and unchanged.
+    pub unchanged: usize,
+    /// Benchmarks (or whole suites' benchmarks) only in NEW.
+    pub added: usize,
+    /// Benchmarks only in BASE.
+    pub removed: usize,
+    /// Benchmarks or counters on both sides that could not be compared.
+    pub not_comparable: usize,
+}
+
+/// The result of `perfbench compare`. As JSON, the document of
+/// `perfbench/schema/compare-v1.schema.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[cfg_attr(test, schemars(title = "perfbench comparison"))]
+pub struct Comparison {
+    /// [`COMPARISON_SCHEMA_VERSION`].
+    pub schema_version: u64,
+    /// The perfbench version that compared.
+    pub perfbench_version: String,
+    /// BASE as given.
+    pub base: String,
+    /// NEW as given.
+    pub new: String,
+    /// Lines to show before anything else: machines that differ, suites missing on a side.
+    pub warnings: Vec<String>,
+    /// Counts over every suite.
+    pub summary: Summary,
+    /// Each suite.
+    pub suites: Vec<SuiteComparison>,
+}
+
+impl Comparison {
+    /// Whether any counter regressed (what `--fail-on-regression` exits 1 on).
+    pub fn regressed(&self) -> bool {
+        self.summary.regressed > 0
+    }
+}
+
+/// Compares two sides. Errors when two report files are of different suites, or when a
+/// directory lacks the suite of a file on the other side.
+pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Comparison, CompareError> {
+    let pairs = pair_suites(base, new)?;
+    let mut warnings = Vec::new();
+    let mut suites = Vec::new();
+    for (b, n) in pairs {
+        match (b, n) {
+            (Some(b), Some(n)) => {
+                let diffs = b.machine.differences(&n.machine);
+                if !diffs.is_empty() {
+                    warnings.push(format!(
+                        "suite `{}` ran on different machines ({}): its counts may differ for that reason alone",
+                        n.suite,
+                        diffs.join("; ")
+                    ));
+                }
+                suites.push(compare_suite(b, n, settings));
+            }
+            (None, Some(n)) => suites.push(one_sided(n, Presence::Added)),
+            (Some(b), None) => suites.push(one_sided(b, Presence::Removed)),
+            (None, None) => {}
+        }
+    }
+    let mut summary = Summary::default();
+    for b in suites.iter().flat_map(|s| &s.benchmarks) {
+        match b.presence {
+            Presence::Added => summary.added += 1,
+            Presence::Removed => summary.removed += 1,
+            Presence::NotComparable => summary.not_comparable += 1,
+            Presence::Compared => {
+                for c in &b.counters {
+                    match (c.presence, c.verdict()) {
+                        (_, Some(Verdict::Regressed)) => summary.regressed += 1,
+                        (_, Some(Verdict::Improved)) => summary.improved += 1,
+                        (_, Some(Verdict::Unchanged)) => summary.unchanged += 1,
+                        (Presence::NotComparable, None) => summary.not_comparable += 1,
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    Ok(Comparison {
+        schema_version: COMPARISON_SCHEMA_VERSION,
+        perfbench_version: env!("CARGO_PKG_VERSION").to_owned(),
+        base: base.path.display().to_string(),
+        new: new.path.display().to_string(),
+        warnings,
+        summary,
+        suites,
+    })
+}
+
+type Pair<'a> = (Option<&'a Report>, Option<&'a Report>);
+
+/// The suites of both sides, matched by name: NEW's order, then BASE's leftovers.
+fn pair_suites<'a>(base: &'a Side, new: &'a Side) -> Result<Vec<Pair<'a>>, CompareError> {
+    let find = |side: &'a Side, suite: &str| {
+        side.reports
+            .iter()
+            .map(|(_, r)| r)
+            .find(|r| r.suite == suite)
+    };
+    match (base.directory, new.directory) {
+        (false, false) => {
+            let (b, n) = (&base.reports[0].1, &new.reports[0].1);
+            if b.suite != n.suite {
+                return Err(CompareError::SuiteMismatch {
+                    message: format!(
+                        "{} is a report of suite `{}` but {} of suite `{}`: compare two reports \
+                         of one suite, or two baseline directories",
+                        base.path.display(),
+                        b.suite,
+                        new.path.display(),
+                        n.suite
+                    ),
+                });
+            }
+            Ok(vec![(Some(b), Some(n))])
+        }
+        (true, false) | (false, true) => {
+            let (file, dir) = if base.directory {
+                (new, base)
+            } else {
+                (base, new)
+            };
+            let report = &file.reports[0].1;
+            let other = find(dir, &report.suite).ok_or_else(|| CompareError::SuiteMismatch {
+                message: format!(
+                    "{} has no report of suite `{}` (the suite of {}); it has: {}",
+                    dir.path.display(),
+                    report.suite,
+                    file.path.display(),
+                    suite_list(dir)
+                ),
+            })?;
+            Ok(if base.directory {
+                vec![(Some(other), Some(report))]
+            } else {
+                vec![(Some(report), Some(other))]
+            })
+        }
+        (true, true) => {
+            let mut pairs: Vec<Pair<'a>> = new
+                .reports
+                .iter()
+                .map(|(_, n)| (find(base, &n.suite), Some(n)))
+                .collect();
+            for (_, b) in &base.reports {
+                if find(new, &b.suite).is_none() {
+                    pairs.push((Some(b), None));
+                }
+            }
+            Ok(pairs)
+        }
+    }
+}
+
+fn suite_list(side: &Side) -> String {
+    let names: Vec<String> = side
+        .reports
+        .iter()
+        .map(|(_, r)| format!("`{}`", r.suite))
+        .collect();
+    names.join(", ")
+}
+
+/// A suite on one side only: every benchmark added or removed.
+fn one_sided(report: &Report, presence: Presence) -> SuiteComparison {
+    SuiteComparison {
+        suite: report.suite.clone(),
+        presence,
+        benchmarks: report
+            .benchmarks
+            .iter()
+            .map(|b| BenchComparison {
+                id: b.id.clone(),
+                presence,
+                reason: None,
+                counters: Vec::new(),
+            })
+            .collect(),
+    }
+}
+
+fn compare_suite(base: &Report, new: &Report, settings: &Settings) -> SuiteComparison {
+    let mut benchmarks: Vec<BenchComparison> = new
+        .benchmarks
+        .iter()
+        .map(|n| match base.bench(&n.id) {
+            Some(b) => compare_bench(b, n, settings),
+            None => BenchComparison {
+                id: n.id.clone(),
+                presence: Presence::Added,
+                reason: None,
+                counters: Vec::new(),
+            },
+        })
+        .collect();
+    for b in &base.benchmarks {
+        if new.bench(&b.id).is_none() {
+            benchmarks.push(BenchComparison {
+                id: b.id.clone(),
+                presence: Presence::Removed,
+                reason: None,
+                counters: Vec::new(),
+            });
+        }
+    }
+    SuiteComparison {
+        suite: new.suite.clone(),
+        presence: Presence::Compared,
+        benchmarks,
+    }
+}
+
+/// Why a benchmark has nothing to compare on one side, if so.
+fn unmeasured(b: &Benchmark, side: &str) -> Option<String> {
+    match b.outcome {
+        Outcome::Measured => None,
+        Outcome::Tested => Some(format!("{side} ran it as a test only (no measurement)")),
+        Outcome::Panicked | Outcome::Failed => {
+            Some(format!("{side}: {}", b.failure().unwrap_or_default()))
+        }
+    }
+}
+
+fn compare_bench(base: &Benchmark, new: &Benchmark, settings: &Settings) -> BenchComparison {
+    if let Some(reason) = unmeasured(base, "BASE").or_else(|| unmeasured(new, "NEW")) {
+        return BenchComparison {
+            id: new.id.clone(),
+            presence: Presence::NotComparable,
+            reason: Some(reason),
+            counters: Vec::new(),
+        };
+    }
+    let mut counters: Vec<CounterComparison> = new
+        .counters
+        .iter()
+        .map(|n| match base.counter(&n.name) {
+            Some(b) => compare_counter(b, n, settings),
+            None => CounterComparison {
+                name: n.name.clone(),
+                unit: n.unit.clone(),
+                presence: Presence::Added,
+                reason: None,
+                base: None,
+                new: figure(n),
+                change: None,
+            },
+        })
+        .collect();
+    for b in &base.counters {
+        if new.counter(&b.name).is_none() {
+            counters.push(CounterComparison {
+                name: b.name.clone(),
+                unit: b.unit.clone(),
+                presence: Presence::Removed,
+                reason: None,
+                base: figure(b),
+                new: None,
+                change: None,
+            });
+        }
+    }
+    BenchComparison {
+        id: new.id.clone(),
+        presence: Presence::Compared,
+        reason: None,
+        counters,
+    }
+}
+
+fn figure(c: &CounterResult) -> Option<Figure> {
+    c.estimate.map(|e| Figure {
+        point: e.point,
+        ci_low: e.ci_low,
+        ci_high: e.ci_high,
+    })
+}
+
+fn compare_counter(
+    base: &CounterResult,
+    new: &CounterResult,
+    settings: &Settings,
+) -> CounterComparison {
+    let mut out = CounterComparison {
+        name: new.name.clone(),
+        unit: new.unit.clone(),
+        presence: Presence::Compared,
+        reason: None,
+        base: figure(base),
+        new: figure(new),
+        change: None,
+    };
+    let finite = |c: &CounterResult| c.per_iteration.iter().any(|x| x.is_finite());
+    let reason = if base.unit != new.unit {
+        Some(format!("units differ: {} vs {}", base.unit, new.unit))
+    } else if !finite(base) || !finite(new) {
+        Some("no finite sample on one side".to_owned())
+    } else {
+        None
+    };
+    match reason {
+        Some(r) => {
+            out.presence = Presence::NotComparable;
+            out.reason = Some(r);
+        }
+        None => {
+            let cfg = settings.config_for(&new.name);
+            out.change = Some(stats::compare(
+                &base.per_iteration,
+                &new.per_iteration,
+                &cfg,
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

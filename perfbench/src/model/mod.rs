@@ -388,4 +388,4 @@ impl Keyed for Derived {
 #[cfg(test)]
 pub(crate) mod fixtures;
 #[cfg(test)]
-mod schema_tests;
+pub(crate) mod schema_tests;

@@ -41,6 +41,8 @@ pub enum Format {
     Terse,
     /// The JSON report on stdout.
     Json,
+    /// libtest's `test ID ... bench: N ns/iter (+/- D)` lines ([`bencher`](super::bencher)).
+    Bencher,
 }
 
 /// How to print results.
@@ -125,12 +127,17 @@ impl TerminalReporter {
     }
 
     /// The text to print after the last benchmark: in `pretty` and `terse`, a summary line
-    /// (how many were measured, and which panicked or failed); in `json`, the whole report.
+    /// (how many were measured, and which panicked or failed); in `json`, the whole report; in
+    /// `bencher`, nothing.
     pub fn finish(&mut self, suite: &Report) -> String {
         if self.style.format == Format::Json {
             let mut json = crate::model::json::to_json(suite);
             json.push('\n');
             return json;
+        }
+        if self.style.format == Format::Bencher {
+            // libtest's lines stand alone: failures already said FAILED.
+            return String::new();
         }
         summary(suite, self.style.color)
     }
@@ -154,6 +161,7 @@ pub fn render_line(bench: &Benchmark, style: Style) -> String {
         Format::Pretty => pretty_block(bench, style.color),
         Format::Terse => terse_line(bench, style.color),
         Format::Json => String::new(),
+        Format::Bencher => super::bencher::line(bench),
     }
 }
 

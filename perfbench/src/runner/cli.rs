@@ -70,7 +70,16 @@ const OPTIONS: &[(&str, &str, &str)] = &[
         "flat|linear",
         "Iterations per sample: the same for all (flat) or growing (linear)",
     ),
-    ("format", "pretty|terse|json", "Terminal output style"),
+    (
+        "format",
+        "pretty|terse|json|bencher",
+        "Terminal output style",
+    ),
+    (
+        "output-format",
+        "bencher",
+        "libtest `bench:` lines, as criterion prints them (same as --format bencher)",
+    ),
     ("ignored", "", "Run only benchmarks marked `ignore`"),
     ("include-ignored", "", "Run benchmarks marked `ignore` too"),
 ];
@@ -300,12 +309,17 @@ where
                     v => return Err(bad(format!("`{v}` (expected `flat` or `linear`)"))),
                 };
             }
-            "format" => {
+            "format" | "output-format" => {
                 a.format = match text(&mut parser)?.as_str() {
                     "pretty" => Format::Pretty,
                     "terse" => Format::Terse,
                     "json" => Format::Json,
-                    v => return Err(bad(format!("`{v}` (expected `pretty`, `terse` or `json`)"))),
+                    "bencher" => Format::Bencher,
+                    v => {
+                        return Err(bad(format!(
+                            "`{v}` (expected `pretty`, `terse`, `json` or `bencher`)"
+                        )))
+                    }
                 };
             }
             l if LIBTEST_FLAGS.contains(&l) => {}
@@ -411,6 +425,23 @@ mod tests {
             p(&["--", "--odd"]).unwrap().filter.as_deref(),
             Some("--odd")
         );
+    }
+
+    #[test]
+    fn bencher_output_as_criterion_spells_it() {
+        assert_eq!(
+            p(&["--output-format", "bencher"]).unwrap().format,
+            Format::Bencher
+        );
+        assert_eq!(
+            p(&["--output-format=bencher"]).unwrap().format,
+            Format::Bencher
+        );
+        assert_eq!(p(&["--format", "bencher"]).unwrap().format, Format::Bencher);
+        let e = p(&["--output-format", "junit"]).unwrap_err();
+        assert!(e.to_string().contains("`bencher`"), "{e}");
+        let e = p(&["--output-format", "bencher", "--output-format", "json"]).unwrap_err();
+        assert!(e.to_string().contains("more than once"), "{e}");
     }
 
     #[test]

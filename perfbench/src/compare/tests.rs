@@ -1,0 +1,381 @@
+use super::*;
+use crate::model::fixtures::synthetic_report;
+use crate::model::json::to_json;
+use crate::report::comparison;
+
+fn side(report: Report) -> Side {
+    Side {
+        path: PathBuf::from(format!("{}.json", report.suite)),
+        directory: false,
+        reports: vec![(PathBuf::from("x.json"), report)],
+    }
+}
+
+fn dir(reports: Vec<Report>) -> Side {
+    Side {
+        path: PathBuf::from("baselines/main"),
+        directory: true,
+        reports: reports
+            .into_iter()
+            .map(|r| (PathBuf::from(format!("{}.json", r.suite)), r))
+            .collect(),
+    }
+}
+
+/// `report` with every value of counter `name` of benchmark `id` multiplied by `factor`.
+fn scaled(mut report: Report, id: &str, name: &str, factor: f64) -> Report {
+    let b = report.benchmarks.iter_mut().find(|b| b.id == id).unwrap();
+    let c = b.counters.iter_mut().find(|c| c.name == name).unwrap();
+    for v in &mut c.per_iteration {
+        *v *= factor;
+    }
+    c.estimate = crate::stats::estimate(&c.per_iteration, None, &Default::default());
+    report
+}
+
+fn counter<'a>(cmp: &'a Comparison, id: &str, name: &str) -> &'a CounterComparison {
+    cmp.suites[0]
+        .benchmarks
+        .iter()
+        .find(|b| b.id == id)
+        .unwrap()
+        .counters
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap()
+}
+
+#[test]
+fn identical_reports_are_unchanged_everywhere() {
+    let r = synthetic_report();
+    let cmp = compare(&side(r.clone()), &side(r), &Settings::default()).unwrap();
+    assert!(!cmp.regressed());
+    assert!(cmp.warnings.is_empty());
+    // fib: 4 counters with finite samples (page-faults has none); sum: 1.
+    assert_eq!(
+        cmp.summary,
+        Summary {
+            unchanged: 5,
+            not_comparable: 3,
+            ..Summary::default()
+        }
+    );
+    let pf = counter(&cmp, "math/fib_20", "page-faults");
+    assert_eq!(pf.presence, Presence::NotComparable);
+    // Two benchmarks panicked / failed on both sides: not comparable, with the reason.
+    let boom = &cmp.suites[0].benchmarks[2];
+    assert_eq!(boom.presence, Presence::NotComparable);
+    assert!(boom
+        .reason
+        .as_deref()
+        .unwrap()
+        .contains("panicked: index out of bounds"));
+}
+
+#[test]
+fn a_real_change_is_flagged_and_its_direction_is_right() {
+    let base = synthetic_report();
+    let slower = scaled(base.clone(), "math/sum/4096", "wall-time", 1.5);
+    let cmp = compare(&side(base.clone()), &side(slower), &Settings::default()).unwrap();
+    let c = counter(&cmp, "math/sum/4096", "wall-time");
+    assert_eq!(c.verdict(), Some(Verdict::Regressed));
+    let ch = c.change.unwrap();
+    assert!((ch.ratio.unwrap() - 1.5).abs() < 1e-9);
+    assert_eq!(ch.threshold, 0.25, "wall time's default threshold");
+    assert!(cmp.regressed());
+    assert_eq!(cmp.summary.regressed, 1);
+
+    let faster = scaled(base.clone(), "math/sum/4096", "wall-time", 0.5);
+    let cmp = compare(&side(base.clone()), &side(faster), &Settings::default()).unwrap();
+    assert_eq!(
+        counter(&cmp, "math/sum/4096", "wall-time").verdict(),
+        Some(Verdict::Improved)
+    );
+    assert!(!cmp.regressed());
+
+    // One more instruction in 4523 (+0.02%) is below the exact counters' 0.5%; +1% is not.
+    let plus = |f| scaled(base.clone(), "math/fib_20", "instructions", f);
+    let cmp = compare(
+        &side(base.clone()),
+        &side(plus(4524.0 / 4523.0)),
+        &Settings::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        counter(&cmp, "math/fib_20", "instructions").verdict(),
+        Some(Verdict::Unchanged)
+    );
+    let cmp = compare(&side(base.clone()), &side(plus(1.01)), &Settings::default()).unwrap();
+    assert_eq!(
+        counter(&cmp, "math/fib_20", "instructions").verdict(),
+        Some(Verdict::Regressed)
+    );
+}
+
+#[test]
+fn thresholds_from_the_command_line_win_in_order() {
+    let base = synthetic_report();
+    let slower = scaled(base.clone(), "math/sum/4096", "wall-time", 1.5);
+    let run = |settings: Settings| {
+        let cmp = compare(&side(base.clone()), &side(slower.clone()), &settings).unwrap();
+        let c = counter(&cmp, "math/sum/4096", "wall-time");
+        (c.verdict().unwrap(), c.change.unwrap().threshold)
+    };
+    assert_eq!(
+        run(Settings {
+            noise_threshold: Some(0.6),
+            thresholds: vec![]
+        }),
+        (Verdict::Unchanged, 0.6)
+    );
+    assert_eq!(
+        run(Settings {
+            noise_threshold: Some(0.6),
+            thresholds: vec![("wall-time".into(), 0.7), ("wall-time".into(), 0.1)]
+        }),
+        (Verdict::Regressed, 0.1)
+    );
+    assert_eq!(
+        run(Settings {
+            noise_threshold: None,
+            thresholds: vec![("instructions".into(), 0.9)]
+        }),
+        (Verdict::Regressed, 0.25)
+    );
+    assert_eq!(parse_percent("5"), Ok(0.05));
+    assert_eq!(parse_percent(" 2.5% "), Ok(0.025));
+    assert!(parse_percent("-1")
+        .unwrap_err()
+        .contains("not a percentage"));
+    assert!(parse_percent("NaN").is_err());
+    assert_eq!(
+        parse_threshold("wall-time=10"),
+        Ok(("wall-time".into(), 0.1))
+    );
+    assert!(parse_threshold("=10").unwrap_err().contains("COUNTER=PCT"));
+    assert!(parse_threshold("wall-time").is_err());
+    assert!(parse_threshold("wall-time=x")
+        .unwrap_err()
+        .contains("not a percentage"));
+}
+
+#[test]
+fn one_sided_benchmarks_and_counters_are_reported_not_failed() {
+    let base = synthetic_report();
+    let mut new = base.clone();
+    new.benchmarks.remove(1); // sum removed
+    let mut extra = new.benchmarks[0].clone();
+    extra.id = "math/fib_25".into();
+    new.benchmarks.push(extra); // fib_25 added
+    new.benchmarks[0].counters.remove(2); // cycles removed from fib
+    let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
+    assert_eq!((cmp.summary.added, cmp.summary.removed), (1, 1));
+    assert!(!cmp.regressed());
+    let ids: Vec<(&str, Presence)> = cmp.suites[0]
+        .benchmarks
+        .iter()
+        .map(|b| (b.id.as_str(), b.presence))
+        .collect();
+    assert!(ids.contains(&("math/fib_25", Presence::Added)));
+    assert_eq!(ids.last(), Some(&("math/sum/4096", Presence::Removed)));
+    assert_eq!(
+        counter(&cmp, "math/fib_20", "cycles").presence,
+        Presence::Removed
+    );
+    let text = comparison::text(&cmp, false);
+    assert!(text.contains("  added: math/fib_25\n"), "{text}");
+    assert!(text.contains("  removed: math/sum/4096\n"), "{text}");
+    assert!(text.contains("math/fib_20 cycles: only in BASE"), "{text}");
+}
+
+#[test]
+fn suites_are_matched_by_name_and_mismatches_are_errors() {
+    let demo = synthetic_report();
+    let other = Report {
+        suite: "other".into(),
+        ..synthetic_report()
+    };
+    let e = compare(
+        &side(demo.clone()),
+        &side(other.clone()),
+        &Settings::default(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("is a report of suite `demo` but other.json of suite `other`"),
+        "{e}"
+    );
+
+    // A directory against a file: the file's suite is found in the directory.
+    let cmp = compare(
+        &dir(vec![other.clone(), demo.clone()]),
+        &side(demo.clone()),
+        &Settings::default(),
+    )
+    .unwrap();
+    assert_eq!(cmp.suites.len(), 1);
+    assert_eq!(cmp.suites[0].suite, "demo");
+    let e = compare(
+        &side(demo.clone()),
+        &dir(vec![other.clone()]),
+        &Settings::default(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("has no report of suite `demo`"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("it has: `other`"), "{e}");
+
+    // Two directories: the union, suites on one side reported as added or removed.
+    let third = Report {
+        suite: "third".into(),
+        ..synthetic_report()
+    };
+    let cmp = compare(
+        &dir(vec![demo.clone(), other.clone()]),
+        &dir(vec![third, demo]),
+        &Settings::default(),
+    )
+    .unwrap();
+    let suites: Vec<(&str, Presence)> = cmp
+        .suites
+        .iter()
+        .map(|s| (s.suite.as_str(), s.presence))
+        .collect();
+    assert_eq!(
+        suites,
+        [
+            ("third", Presence::Added),
+            ("demo", Presence::Compared),
+            ("other", Presence::Removed)
+        ]
+    );
+    assert_eq!((cmp.summary.added, cmp.summary.removed), (4, 4));
+}
+
+#[test]
+fn different_machines_give_a_warning_in_every_format() {
+    let base = synthetic_report();
+    let mut new = base.clone();
+    new.machine.kernel = "6.9.0".into();
+    new.machine.core_pmus = vec![];
+    new.machine.sources[1].1 = crate::model::Source::Read;
+    let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
+    assert_eq!(cmp.warnings.len(), 1);
+    let w = &cmp.warnings[0];
+    assert!(w.contains("kernel: \"6.1.0-test\" vs \"6.9.0\""), "{w}");
+    assert!(w.contains("PMU: cpu vs none"), "{w}");
+    assert!(w.contains("instructions read via rdpmc vs read"), "{w}");
+    assert!(comparison::text(&cmp, false).contains(&format!("warning: {w}")));
+    assert!(comparison::markdown(&cmp).contains("> [!WARNING]"));
+    assert!(
+        comparison::json(&cmp).contains("\"warnings\": [\"suite `demo` ran on different machines")
+    );
+}
+
+#[test]
+fn renderings_put_regressions_first_and_fold_the_unchanged() {
+    let base = synthetic_report();
+    let new = scaled(
+        scaled(base.clone(), "math/sum/4096", "wall-time", 1.5),
+        "math/fib_20",
+        "cycles",
+        0.5,
+    );
+    let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
+    let text = comparison::text(&cmp, false);
+    let (reg, imp) = (
+        text.find("  regressed\n").unwrap(),
+        text.find("  improved\n").unwrap(),
+    );
+    assert!(reg < imp, "{text}");
+    assert!(
+        text.contains("math/sum/4096  wall-time  1.22 µs -> 1.83 µs  +50.0%  ["),
+        "{text}"
+    );
+    assert!(text.contains("  3 unchanged\n"), "{text}");
+    assert!(
+        text.ends_with(
+            "\n1 regressed, 1 improved, 3 unchanged, 0 added, 0 removed, 3 not comparable\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains('\x1b'));
+    assert!(comparison::text(&cmp, true).contains("\x1b[31m"));
+
+    let md = comparison::markdown(&cmp);
+    assert!(
+        md.starts_with("### perfbench: :x: 1 regression\n\n1 regressed, 1 improved"),
+        "{md}"
+    );
+    let header =
+        "| Benchmark | Counter | Baseline | New | Change | Interval | Threshold | Verdict |";
+    assert_eq!(md.matches(header).count(), 2, "{md}");
+    let reg = md
+        .find("| `math/sum/4096` | wall-time | 1.22 µs | 1.83 µs | +50.0% |")
+        .unwrap();
+    let imp = md.find("| `math/fib_20` | cycles |").unwrap();
+    let details = md.find("<details><summary>3 unchanged</summary>").unwrap();
+    assert!(reg < imp && imp < details, "{md}");
+    assert!(md.contains("| **regressed** |"));
+    assert!(
+        md.contains(
+            "- Not compared: `io/boom`: BASE: panicked: index out of bounds: \"len\" is 3."
+        ),
+        "{md}"
+    );
+    assert!(md.trim_end().ends_with("</details>"));
+}
+
+#[test]
+fn the_json_is_the_comparison_and_matches_its_schema() {
+    let base = synthetic_report();
+    let new = scaled(base.clone(), "math/sum/4096", "wall-time", 1.5);
+    let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
+    let text = comparison::json(&cmp);
+    let back: Comparison = serde_json::from_str(&text).unwrap();
+    assert_eq!(comparison::json(&back), text);
+    let schema = crate::model::schema_tests::schema_for::<Comparison>(SCHEMA_FILE);
+    crate::model::schema_tests::check_schema_file(SCHEMA_FILE, &schema);
+    let v = crate::model::schema_tests::Validator::new(&schema);
+    v.assert_well_formed();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v.validate(&doc), Vec::<String>::new());
+    let mut bad = doc.clone();
+    bad["suites"][0]["presence"] = "gone".into();
+    assert!(!v.validate(&bad).is_empty());
+}
+
+const SCHEMA_FILE: &str = "compare-v1.schema.json";
+
+#[test]
+fn sides_load_from_files_and_directories_with_clear_errors() {
+    let root = std::env::temp_dir().join(format!("perfbench-compare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let d = root.join("baselines/main");
+    std::fs::create_dir_all(d.join("nested")).unwrap();
+    let e = load_side(&d).unwrap_err().to_string();
+    assert!(e.contains("no report (*.json) in this directory"), "{e}");
+    let demo = synthetic_report();
+    std::fs::write(d.join("demo.json"), to_json(&demo)).unwrap();
+    std::fs::write(d.join("notes.txt"), "not a report").unwrap();
+    std::fs::write(d.join("nested/x.json"), "not read").unwrap();
+    let side = load_side(&d).unwrap();
+    assert!(side.directory);
+    assert_eq!(side.reports.len(), 1);
+    let file = load_side(&d.join("demo.json")).unwrap();
+    assert!(!file.directory);
+    std::fs::write(d.join("zcopy.json"), to_json(&demo)).unwrap();
+    let e = load_side(&d).unwrap_err().to_string();
+    assert!(e.contains("are both reports of suite `demo`"), "{e}");
+    std::fs::write(d.join("zcopy.json"), "{\"schema_version\": 1").unwrap();
+    let e = load_side(&d).unwrap_err().to_string();
+    assert!(e.contains("zcopy.json: not valid JSON"), "{e}");
+    let e = load_side(&root.join("missing.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.ends_with("missing.json: no such file"), "{e}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
