@@ -156,7 +156,7 @@ fn unchanged_code_exits_0_and_a_regression_exits_1_only_when_asked() {
     let md = stdout(&o);
     assert!(md.starts_with("### perfbench: :x: 1 regression\n"), "{md}");
     assert!(
-        md.contains("| `json/parse` | wall-time | 1.00 µs | 2.01 µs | +100% |"),
+        md.contains("| `json/parse` | wall-time | 1.00 µs | 2.01 µs | 2.000 (+100%) |"),
         "{md}"
     );
     assert!(
@@ -303,6 +303,13 @@ fn bad_input_is_a_clear_error_that_names_the_file() {
         "benchmarks[0].counters.wall-time.unit: invalid type: integer `7`, expected a string (line ",
     );
     rejects(&dir.join("missing.json"), &good, "no such file");
+    // Another tool's JSON (criterion's estimates.json) is not a report.
+    let foreign = br#"{"mean": {"point_estimate": 25673.1, "standard_error": 12.0}}"#;
+    rejects(
+        &file("estimates.json", foreign),
+        &good,
+        "missing field `schema_version`: not a perfbench report",
+    );
     let huge = dir.join("huge.json");
     std::fs::File::create(&huge)
         .unwrap()
@@ -392,5 +399,9 @@ fn export_writes_bencher_metric_format() {
     let o = run(&["export", s(&dir.join("missing.json")), "--format", "bmf"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("missing.json: no such file"));
+    let o = run(&["export", s(&dir), "--format", "bmf"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("is a directory, not a report file"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -311,10 +311,10 @@ fn renderings_put_regressions_first_and_fold_the_unchanged() {
         "{md}"
     );
     let header =
-        "| Benchmark | Counter | Baseline | New | Change | Interval | Threshold | Verdict |";
+        "| Benchmark | Counter | Baseline | New | Ratio | Interval | Threshold | Verdict |";
     assert_eq!(md.matches(header).count(), 2, "{md}");
     let reg = md
-        .find("| `math/sum/4096` | wall-time | 1.22 µs | 1.83 µs | +50.0% |")
+        .find("| `math/sum/4096` | wall-time | 1.22 µs | 1.83 µs | 1.500 (+50.0%) |")
         .unwrap();
     let imp = md.find("| `math/fib_20` | cycles |").unwrap();
     let details = md.find("<details><summary>3 unchanged</summary>").unwrap();

@@ -35,6 +35,14 @@ fn percent(ratio: Option<f64>) -> String {
     }
 }
 
+/// `1.214 (+21.4%)`; `n/a` when undefined.
+fn ratio(c: &CounterComparison) -> String {
+    match c.change.and_then(|ch| ch.ratio) {
+        Some(r) if r.is_finite() => format!("{r:.3} ({})", percent(Some(r))),
+        _ => "n/a".to_owned(),
+    }
+}
+
 fn interval(c: &CounterComparison) -> String {
     match c.change.map(|ch| (ch.ci_low, ch.ci_high)) {
         Some((Some(lo), Some(hi))) => format!("[{} {}]", percent(Some(lo)), percent(Some(hi))),
@@ -255,9 +263,9 @@ fn code(text: &str) -> String {
 
 fn markdown_rows(out: &mut String, rows: &[Row<'_>], with_suite: bool) {
     out.push_str(if with_suite {
-        "| Suite | Benchmark | Counter | Baseline | New | Change | Interval | Threshold | Verdict |\n|---|---|---|---:|---:|---:|---|---:|---|\n"
+        "| Suite | Benchmark | Counter | Baseline | New | Ratio | Interval | Threshold | Verdict |\n|---|---|---|---:|---:|---:|---|---:|---|\n"
     } else {
-        "| Benchmark | Counter | Baseline | New | Change | Interval | Threshold | Verdict |\n|---|---|---:|---:|---:|---|---:|---|\n"
+        "| Benchmark | Counter | Baseline | New | Ratio | Interval | Threshold | Verdict |\n|---|---|---:|---:|---:|---|---:|---|\n"
     });
     for r in rows {
         let c = r.counter;
@@ -276,7 +284,7 @@ fn markdown_rows(out: &mut String, rows: &[Row<'_>], with_suite: bool) {
             cell(&c.name),
             value(c, c.base),
             value(c, c.new),
-            percent(c.change.and_then(|ch| ch.ratio)),
+            ratio(c),
             interval(c),
             threshold(c),
         );
