@@ -18,7 +18,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde_derive::{Deserialize, Serialize};
 
 use crate::model::file::{self, LoadError};
 use crate::model::{Benchmark, Change, CounterResult, Outcome, Report, Verdict};

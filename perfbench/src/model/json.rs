@@ -10,7 +10,7 @@
 use std::fmt;
 use std::io;
 
-use serde::Deserialize;
+use serde_derive::Deserialize;
 use serde_json::error::Category;
 use serde_json::ser::{CompactFormatter, Formatter};
 
@@ -479,7 +479,7 @@ mod tests {
 
     #[test]
     fn arrays_of_objects_and_empty_containers_keep_their_layout() {
-        #[derive(serde::Serialize)]
+        #[derive(serde_derive::Serialize)]
         struct Doc {
             empty: Vec<u8>,
             nested: Vec<Vec<u8>>,

@@ -46,7 +46,7 @@
 pub mod file;
 pub mod json;
 
-use serde::{Deserialize, Serialize};
+use serde_derive::{Deserialize, Serialize};
 
 use crate::json_fields::{keyed, nullable, Keyed};
 

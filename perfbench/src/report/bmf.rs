@@ -19,6 +19,7 @@
 
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
+use serde_derive::Serialize;
 
 use crate::model::{Outcome, Report};
 

@@ -34,7 +34,7 @@ use super::bootstrap::{self, ConfidenceInterval};
 use super::ttest;
 use super::univariate::{mean_of, Sample};
 use super::{DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED};
-use serde::{Deserialize, Serialize};
+use serde_derive::{Deserialize, Serialize};
 use std::fmt;
 
 /// The outcome of a comparison.

@@ -35,7 +35,7 @@ pub use compare::{compare, Change, CompareConfig, CounterKind, Method, Verdict};
 pub use outliers::{OutlierCounts, Tukey};
 pub use univariate::{Percentiles, Sample};
 
-use serde::{Deserialize, Serialize};
+use serde_derive::{Deserialize, Serialize};
 
 /// The default confidence level of intervals: 0.95.
 pub const DEFAULT_CONFIDENCE: f64 = 0.95;
