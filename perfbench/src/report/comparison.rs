@@ -50,10 +50,13 @@ fn interval(c: &CounterComparison) -> String {
     }
 }
 
+/// `25%`, or `none` for a counter never flagged (an infinite or unknown threshold).
 fn threshold(c: &CounterComparison) -> String {
-    c.change
-        .map(|ch| format!("{}%", trim_float(ch.threshold * 100.0)))
-        .unwrap_or_default()
+    match c.change.map(|ch| ch.threshold) {
+        Some(t) if t.is_finite() => format!("{}%", trim_float(t * 100.0)),
+        Some(_) => "none".to_owned(),
+        None => String::new(),
+    }
 }
 
 fn trim_float(x: f64) -> String {
