@@ -284,7 +284,11 @@ fn syntax(e: &serde_json::Error) -> ReportError {
 
 /// What the first token of a JSON document is, in words.
 fn kind_of(text: &str) -> &'static str {
-    match text.trim_start().bytes().next() {
+    match text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .bytes()
+        .next()
+    {
         Some(b'[') => "an array",
         Some(b'"') => "a string",
         Some(b't' | b'f') => "a boolean",
@@ -305,14 +309,16 @@ struct Probe {
 /// version of the document may be missing. Never panics.
 pub fn from_json(text: &str) -> Result<Report, ReportError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if text.trim().is_empty() {
+    // JSON's own whitespace: a document of U+00A0 is not empty but invalid.
+    let json_ws = [' ', '\t', '\n', '\r'];
+    if text.trim_matches(json_ws).is_empty() {
         return Err(ReportError::Syntax {
             line: 1,
             column: 0,
             message: "truncated: the document is empty".to_owned(),
         });
     }
-    if !text.trim_start().starts_with('{') {
+    if !text.trim_start_matches(json_ws).starts_with('{') {
         // serde would read a struct from an array too: say what the document is instead.
         return Err(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
             Ok(_) => ReportError::NotAReport {
@@ -535,6 +541,11 @@ mod tests {
 
         assert!(err("").contains("truncated: the document is empty"));
         assert!(err(" \n").contains("empty"));
+        assert!(
+            err("\u{a0}").starts_with("not valid JSON (line 1, column 1)"),
+            "{}",
+            err("\u{a0}")
+        );
         assert!(from_json(&format!("\u{feff}{text}")).is_ok());
         assert_eq!(
             err("[1, 2]"),
