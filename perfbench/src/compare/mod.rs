@@ -30,9 +30,11 @@ pub const COMPARISON_SCHEMA_VERSION: u64 = 1;
 /// Thresholds of a comparison: `--noise-threshold PCT` and `--threshold COUNTER=PCT`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settings {
-    /// The relative change below which nothing is flagged, for every counter (0.05 for 5%);
-    /// `None`: each counter's default ([`stats::CounterKind::threshold`]: 0.5% for exact
-    /// counts, 10% for cycles and misses, 25% for time on a shared machine).
+    /// The relative change below which nothing is flagged, for every counter (0.05 for 5%)
+    /// except those of the environment ([`stats::CounterKind::Environment`]: context switches
+    /// and migrations count the neighbours, not the code, and stay unflagged unless named in
+    /// `thresholds`); `None`: each counter's default ([`stats::CounterKind::threshold`]: 0.5%
+    /// for exact counts, 10% for cycles and misses, 25% for time on a shared machine).
     pub noise_threshold: Option<f64>,
     /// Per-counter thresholds by counter name, which win over `noise_threshold`. The last
     /// entry for a name wins.
@@ -42,8 +44,12 @@ pub struct Settings {
 impl Settings {
     /// The comparison settings for the counter `name`.
     pub fn config_for(&self, name: &str) -> CompareConfig {
-        let mut cfg = CompareConfig::for_counter(name);
-        if let Some(t) = self.noise_threshold {
+        let kind = stats::CounterKind::of(name);
+        let mut cfg = CompareConfig::for_kind(kind);
+        if let Some(t) = self
+            .noise_threshold
+            .filter(|_| kind != stats::CounterKind::Environment)
+        {
             cfg.threshold = t;
         }
         if let Some((_, t)) = self.thresholds.iter().rev().find(|(n, _)| n == name) {

@@ -142,6 +142,16 @@ fn thresholds_from_the_command_line_win_in_order() {
         }),
         (Verdict::Regressed, 0.25)
     );
+    let settings = Settings {
+        noise_threshold: Some(0.05),
+        thresholds: vec![("cpu-migrations".into(), 0.2)],
+    };
+    assert_eq!(
+        settings.config_for("context-switches").threshold,
+        f64::INFINITY
+    );
+    assert_eq!(settings.config_for("cpu-migrations").threshold, 0.2);
+    assert_eq!(settings.config_for("cache-misses").threshold, 0.05);
     assert_eq!(parse_percent("5"), Ok(0.05));
     assert_eq!(parse_percent(" 2.5% "), Ok(0.025));
     assert!(parse_percent("-1")
