@@ -475,6 +475,20 @@ pub fn current_cpu() -> Option<u32> {
     u32::try_from(cpu).ok()
 }
 
+/// The width in columns of the terminal on standard error, if it is one (`TIOCGWINSZ`).
+pub fn stderr_columns() -> Option<u16> {
+    let mut size = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ writes one `winsize` through the pointer, which points to a live,
+    // writable `winsize`; on a descriptor that is not a terminal it fails and writes nothing.
+    let rc = unsafe { libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut size) };
+    (rc == 0 && size.ws_col > 0).then_some(size.ws_col)
+}
+
 /// The effective user id.
 pub fn geteuid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.

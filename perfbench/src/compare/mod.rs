@@ -18,7 +18,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde_derive::{Deserialize, Serialize};
+use serde_derive::Serialize;
 
 use crate::model::file::{self, LoadError};
 use crate::model::{Benchmark, Change, CounterResult, Outcome, Report, Verdict};
@@ -195,7 +195,7 @@ pub fn load_side(path: &Path) -> Result<Side, CompareError> {
 }
 
 /// Whether a suite, benchmark or counter is on both sides or on one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Presence {
@@ -210,7 +210,7 @@ pub enum Presence {
 }
 
 /// A headline figure of one side: the estimate's point and interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Figure {
     /// The per-iteration headline ([`Estimate::point`](crate::model::Estimate::point)).
@@ -222,7 +222,7 @@ pub struct Figure {
 }
 
 /// One counter of one benchmark, compared.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct CounterComparison {
     /// The counter's name.
@@ -249,7 +249,7 @@ impl CounterComparison {
 }
 
 /// One benchmark, compared counter by counter.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct BenchComparison {
     /// `group/name[/params]`.
@@ -263,7 +263,7 @@ pub struct BenchComparison {
 }
 
 /// One suite, compared benchmark by benchmark.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct SuiteComparison {
     /// The suite's name.
@@ -275,7 +275,7 @@ pub struct SuiteComparison {
 }
 
 /// How many counters (and benchmarks, for added and removed) ended each way.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Summary {
     /// Counters that regressed.
@@ -292,9 +292,11 @@ pub struct Summary {
     pub not_comparable: usize,
 }
 
+// Written only: perfbench never reads a comparison back, so these types have no `Deserialize`
+// (less code in every downstream build).
 /// The result of `perfbench compare`. As JSON, the document of
 /// `perfbench/schema/compare-v1.schema.json`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[cfg_attr(test, schemars(title = "perfbench comparison"))]
 pub struct Comparison {

@@ -345,8 +345,8 @@ fn the_json_is_the_comparison_and_matches_its_schema() {
     let new = scaled(base.clone(), "math/sum/4096", "wall-time", 1.5);
     let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
     let text = comparison::json(&cmp);
-    let back: Comparison = serde_json::from_str(&text).unwrap();
-    assert_eq!(comparison::json(&back), text);
+    let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(back["summary"]["regressed"], 1);
     let schema = crate::model::schema_tests::schema_for::<Comparison>(SCHEMA_FILE);
     crate::model::schema_tests::check_schema_file(SCHEMA_FILE, &schema);
     let v = crate::model::schema_tests::Validator::new(&schema);

@@ -3,15 +3,14 @@
 //!
 //! Exit codes: 0 success; 1 a benchmark panicked or failed; 2 usage or environment error.
 
-use std::io::{IsTerminal, Write};
-use std::time::Duration;
+use std::io::Write;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub mod cli;
+mod progress;
 
 use crate::counters::{CounterError, Counters, GroupOptions};
 use crate::doctor::Machine;
@@ -25,6 +24,7 @@ use crate::report;
 use crate::stats::{self, StatsConfig};
 use crate::sys;
 use cli::{Args, Format};
+use progress::Progress;
 
 /// Counters measured by default where a CPU PMU exists.
 pub const DEFAULT_HARDWARE: &[&str] = &[
@@ -213,7 +213,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     };
     let mut reporter = report::terminal::TerminalReporter::new(style);
     let mut results = Vec::new();
-    let bar = progress_bar(chosen.len() as u64);
+    let bar = Progress::new(chosen.len() as u64);
     // Where the thread may run now; the runner pins it per benchmark on hybrid machines and
     // puts it back afterwards (see `affinity`).
     let allowed = sys::thread_affinity().ok();
@@ -246,7 +246,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
             &bar,
             &mut notes,
         );
-        bar.inc(1);
+        bar.inc();
         if args.format != Format::Json {
             bar.suspend(|| {
                 print!("{}", reporter.bench_done(&r));
@@ -385,27 +385,6 @@ fn open_available(
     }
 }
 
-/// The suite's progress bar on stderr: drawn only on a terminal (indicatif hides it otherwise),
-/// and only once the run has lasted a second.
-fn progress_bar(benchmarks: u64) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(benchmarks), ProgressDrawTarget::hidden());
-    if std::io::stderr().is_terminal() {
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg} {elapsed}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        let shown = bar.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_secs(1));
-            if !shown.is_finished() {
-                shown.set_draw_target(ProgressDrawTarget::stderr());
-                shown.enable_steady_tick(Duration::from_millis(200));
-            }
-        });
-    }
-    bar
-}
-
 /// [`measure_one`] on the CPUs whose PMU serves the events (see [`affinity`]), then back
 /// where the thread may run. Each note is shown once per run (`shown`).
 fn measure_pinned(
@@ -414,7 +393,7 @@ fn measure_pinned(
     sysfs: &Sysfs,
     allowed: Option<&[u32]>,
     config: &Config,
-    bar: &ProgressBar,
+    bar: &Progress,
     shown: &mut Vec<String>,
 ) -> Benchmark {
     let Some(allowed) = allowed else {
@@ -449,7 +428,7 @@ fn measure_pinned(
     r
 }
 
-fn measure_one(p: &Planned, events: &[Event], config: &Config, bar: &ProgressBar) -> Benchmark {
+fn measure_one(p: &Planned, events: &[Event], config: &Config, bar: &Progress) -> Benchmark {
     let (counters, dropped) = match open_available(events) {
         Ok(x) => x,
         Err(e) => return failed(p, e.to_string()),
