@@ -3,9 +3,9 @@
 //! BASE and NEW are report files (`target/perfbench/<suite>.json`) or directories of them (a
 //! baseline, `target/perfbench/baselines/NAME/`, or `target/perfbench` itself): [`load_side`]
 //! reads either. [`compare`] matches suites by name, benchmarks by id and counters by name,
-//! and judges every counter present on both sides with [`stats::compare`]: a regression needs
+//! and judges every counter present on both sides with [`stats::compare()`]: a regression needs
 //! a significant difference whose whole interval lies beyond the counter's threshold (see
-//! [`crate::stats::compare`] for the rule and [`Settings`] for the thresholds). Anything present on
+//! [`crate::stats::compare` (module)](mod@crate::stats::compare) for the rule and [`Settings`] for the thresholds). Anything present on
 //! one side only is reported as added or removed, never as a failure; counters that cannot be
 //! compared (different units, a benchmark that panicked on one side) are reported with the
 //! reason. Different machine fingerprints

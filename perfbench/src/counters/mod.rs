@@ -15,7 +15,16 @@ use std::fmt;
 
 /// How a counter's values reach perfbench. In JSON: `"rdpmc"`, `"mrs"`, `"read"`, `"clock"`.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde_derive::Serialize, serde_derive::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde_derive::Serialize,
+    serde_derive::Deserialize,
 )]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]

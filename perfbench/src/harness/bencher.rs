@@ -3,7 +3,7 @@
 //!
 //! A benchmark function calls exactly one of [`Bencher::iter`], [`Bencher::iter_batched`] or
 //! [`Bencher::iter_custom`]; that call does all the work: warm-up, the sample plan, overhead
-//! calibration and the samples of every measurement pass (see [`super::runner`]).
+//! calibration and the samples of every measurement pass (see [`crate::runner`]).
 
 use std::hint::black_box;
 

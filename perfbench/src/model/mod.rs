@@ -3,12 +3,12 @@
 //!
 //! The harness produces a [`Report`]; the terminal, the JSON file, baselines, `perfbench
 //! compare` and the other renderers consume one. This module sits below all of them: it imports
-//! only the vocabulary of the layers beneath it ([`Source`](crate::counters::Source) from
+//! only the vocabulary of the layers beneath it ([`Source`] from
 //! `counters`, [`Estimate`] and [`Change`] from `stats`) and nothing that measures, compares or
 //! renders.
 //!
 //! The types derive serde's `Serialize` and `Deserialize`; [`json`] writes and reads the
-//! document ([`json::to_json`], [`json::from_json`]) and [`file`] loads it from disk with the
+//! document ([`json::to_json`], [`json::from_json`]) and [`file`](mod@file) loads it from disk with the
 //! checks a file from a user needs ([`file::load`]) and writes it atomically
 //! ([`file::write_atomic`]). A user's own tool can read reports with these types:
 //!

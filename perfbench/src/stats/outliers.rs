@@ -89,7 +89,9 @@ impl Tukey {
 }
 
 /// The number of samples under each [`Label`]; the five fields sum to the number of samples.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde_derive::Serialize, serde_derive::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, serde_derive::Serialize, serde_derive::Deserialize,
+)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct OutlierCounts {
     /// Samples below the low outer fence.
