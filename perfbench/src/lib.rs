@@ -13,6 +13,7 @@
 //! - [`model`]: the data model of a run, which is also the JSON report.
 //! - [`harness`]: registration, the [`Bencher`] and the measuring engine.
 //! - [`compare`]: two reports (or baseline directories) matched and judged counter by counter.
+//! - [`baseline`]: saved baselines and the previous run on disk, locked and written atomically.
 //! - [`report`]: what results look like: terminal, comparison tables, libtest lines, BMF.
 //! - [`runner`]: the benchmark binary behind [`main!`] (command line, runs, files).
 //!
@@ -20,6 +21,7 @@
 //! registration -> measure -> analyse -> compare -> report.
 #![warn(missing_docs)]
 
+pub mod baseline;
 pub mod compare;
 pub mod counters;
 pub mod doctor;

@@ -565,43 +565,47 @@ fn figure(c: &CounterResult) -> Option<Figure> {
     })
 }
 
+/// How counter `new` changed since `base` (the same counter of the same benchmark in two
+/// runs), judged with `settings`; or why the two cannot be compared (different units, no finite
+/// sample on a side).
+pub fn counter_change(
+    base: &CounterResult,
+    new: &CounterResult,
+    settings: &Settings,
+) -> Result<Change, String> {
+    let finite = |c: &CounterResult| c.per_iteration.iter().any(|x| x.is_finite());
+    if base.unit != new.unit {
+        Err(format!("units differ: {} vs {}", base.unit, new.unit))
+    } else if !finite(base) || !finite(new) {
+        Err("no finite sample on one side".to_owned())
+    } else {
+        let cfg = settings.config_for(&new.name);
+        Ok(stats::compare(
+            &base.per_iteration,
+            &new.per_iteration,
+            &cfg,
+        ))
+    }
+}
+
 fn compare_counter(
     base: &CounterResult,
     new: &CounterResult,
     settings: &Settings,
 ) -> CounterComparison {
-    let mut out = CounterComparison {
+    let (presence, reason, change) = match counter_change(base, new, settings) {
+        Ok(change) => (Presence::Compared, None, Some(change)),
+        Err(reason) => (Presence::NotComparable, Some(reason), None),
+    };
+    CounterComparison {
         name: new.name.clone(),
         unit: new.unit.clone(),
-        presence: Presence::Compared,
-        reason: None,
+        presence,
+        reason,
         base: figure(base),
         new: figure(new),
-        change: None,
-    };
-    let finite = |c: &CounterResult| c.per_iteration.iter().any(|x| x.is_finite());
-    let reason = if base.unit != new.unit {
-        Some(format!("units differ: {} vs {}", base.unit, new.unit))
-    } else if !finite(base) || !finite(new) {
-        Some("no finite sample on one side".to_owned())
-    } else {
-        None
-    };
-    match reason {
-        Some(r) => {
-            out.presence = Presence::NotComparable;
-            out.reason = Some(r);
-        }
-        None => {
-            let cfg = settings.config_for(&new.name);
-            out.change = Some(stats::compare(
-                &base.per_iteration,
-                &new.per_iteration,
-                &cfg,
-            ));
-        }
+        change,
     }
-    out
 }
 
 #[cfg(test)]

@@ -77,6 +77,25 @@ pub struct Report {
     pub config: Config,
     /// One entry per benchmark run, in run order.
     pub benchmarks: Vec<Benchmark>,
+    /// What the run was compared with, when it was (each counter's `change` holds the result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineRef>,
+}
+
+/// The reference a run was compared with: a saved baseline or the previous run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct BaselineRef {
+    /// The baseline's name (`--baseline NAME`), or `previous run`.
+    pub name: String,
+    /// The perfbench version that wrote it.
+    pub perfbench_version: String,
+    /// The machine it ran on.
+    pub machine: Machine,
+    /// Why its counts may differ for reasons other than the code
+    /// ([`Machine::differences`]); empty when the machines agree.
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 impl Report {
@@ -89,6 +108,7 @@ impl Report {
             machine,
             config,
             benchmarks,
+            baseline: None,
         }
     }
 

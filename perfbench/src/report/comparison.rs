@@ -19,21 +19,10 @@
 
 use std::fmt::Write as _;
 
-use super::units::format_value;
+use super::units::{format_change as percent, format_value};
 use crate::compare::{BenchComparison, Comparison, CounterComparison, Presence, SuiteComparison};
 use crate::model::Verdict;
 
-/// `+21.4%` for a ratio of 1.214; `n/a` when undefined.
-fn percent(ratio: Option<f64>) -> String {
-    match ratio {
-        Some(r) if r.is_finite() => {
-            let p = (r - 1.0) * 100.0;
-            let digits = if p.abs() >= 100.0 { 0 } else { 1 };
-            format!("{p:+.digits$}%")
-        }
-        _ => "n/a".to_owned(),
-    }
-}
 
 /// `1.214 (+21.4%)`; `n/a` when undefined.
 fn ratio(c: &CounterComparison) -> String {

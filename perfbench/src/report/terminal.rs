@@ -29,8 +29,8 @@
 
 use std::fmt::Write as _;
 
-use super::units::{format_estimate, format_value};
-use crate::model::{Benchmark, CounterResult, Estimate, Outcome, Report, Throughput};
+use super::units::{format_change_interval, format_estimate, format_value};
+use crate::model::{Benchmark, CounterResult, Estimate, Outcome, Report, Throughput, Verdict};
 
 /// Terminal output style.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +72,7 @@ const BOLD: &str = "\x1b[1m";
 const DIM: &str = "\x1b[2m";
 const YELLOW: &str = "\x1b[33m";
 const RED: &str = "\x1b[31m";
+const GREEN: &str = "\x1b[32m";
 const RESET: &str = "\x1b[0m";
 
 /// The multiplexing mark and its footnote.
@@ -172,6 +173,8 @@ struct Row {
     value: String,
     interval: String,
     source: &'static str,
+    /// The change since the baseline and its verdict, when compared.
+    change: Option<(String, Verdict)>,
 }
 
 /// The per-iteration figure: the estimate's [`point`](Estimate::point) (the slope with linear
@@ -196,7 +199,23 @@ fn counter_row(c: &CounterResult) -> Row {
         value,
         interval,
         source: c.source.as_str(),
+        change: c.change.map(|ch| {
+            (
+                format_change_interval(ch.ratio, ch.ci_low, ch.ci_high),
+                ch.verdict,
+            )
+        }),
     }
+}
+
+/// `+3.1% [+1.0% +5.2%] regressed`, red when regressed, green when improved, dim otherwise.
+fn paint_change(out: &mut String, color: bool, (text, verdict): &(String, Verdict)) {
+    let code = match verdict {
+        Verdict::Regressed => RED,
+        Verdict::Improved => GREEN,
+        Verdict::Unchanged => DIM,
+    };
+    paint(out, color, code, &format!("{text} {verdict}"));
 }
 
 /// The event a counter name counts, without PMU or modifiers: `cpu_core/cycles/` and
@@ -227,6 +246,7 @@ fn derived_rows(b: &Benchmark) -> Vec<Row> {
                 value,
                 interval,
                 source: "",
+                change: None,
             }
         })
         .collect();
@@ -246,6 +266,7 @@ fn derived_rows(b: &Benchmark) -> Vec<Row> {
                     value: format_value(i / c, ""),
                     interval: String::new(),
                     source: "",
+                    change: None,
                 });
             }
         }
@@ -280,6 +301,7 @@ fn throughput_row(b: &Benchmark) -> Option<Row> {
         value,
         interval,
         source: "",
+        change: None,
     })
 }
 
@@ -349,6 +371,7 @@ fn pretty_block(b: &Benchmark, color: bool) -> String {
         .unwrap_or(0);
     let value_w = rows.iter().map(|r| width(&r.value)).max().unwrap_or(0);
     let interval_w = rows.iter().map(|r| width(&r.interval)).max().unwrap_or(0);
+    let source_w = rows.iter().map(|r| r.source.len()).max().unwrap_or(0);
     for r in &rows {
         let mut line = String::from("    ");
         line.push_str(&r.name);
@@ -359,9 +382,13 @@ fn pretty_block(b: &Benchmark, color: bool) -> String {
         line.push_str(&r.value);
         pad(&mut line, width(&r.value), value_w + 2);
         paint(&mut line, color, DIM, &r.interval);
-        if !r.source.is_empty() {
+        if !r.source.is_empty() || r.change.is_some() {
             pad(&mut line, width(&r.interval), interval_w + 2);
             line.push_str(r.source);
+        }
+        if let Some(change) = &r.change {
+            pad(&mut line, r.source.len(), source_w + 2);
+            paint_change(&mut line, color, change);
         }
         out.push_str(line.trim_end());
         out.push('\n');
@@ -441,6 +468,79 @@ fn summary(suite: &Report, color: bool) -> String {
         }
     }
     out.push('\n');
+    if let Some(base) = &suite.baseline {
+        out.push_str(&comparison_summary(suite, &base.name, color));
+        for w in &base.warnings {
+            paint(
+                &mut out,
+                color,
+                YELLOW,
+                &format!(
+                    "warning: {} ran on another machine: {w}",
+                    reference_label(&base.name)
+                ),
+            );
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// `the previous run` or ``baseline `main` ``.
+fn reference_label(name: &str) -> String {
+    if name == "previous run" {
+        "the previous run".to_owned()
+    } else {
+        format!("baseline `{name}`")
+    }
+}
+
+/// `compared with the previous run: 1 regressed (math/fib_20 wall-time +75.1%), 0 improved,
+/// 9 unchanged`.
+fn comparison_summary(suite: &Report, name: &str, color: bool) -> String {
+    let mut regressed = Vec::new();
+    let mut improved = Vec::new();
+    let mut unchanged = 0;
+    for b in &suite.benchmarks {
+        for c in &b.counters {
+            let Some(ch) = c.change else { continue };
+            let what = || {
+                format!(
+                    "{} {} {}",
+                    b.id,
+                    c.name,
+                    super::units::format_change(ch.ratio)
+                )
+            };
+            match ch.verdict {
+                Verdict::Regressed => regressed.push(what()),
+                Verdict::Improved => improved.push(what()),
+                Verdict::Unchanged => unchanged += 1,
+            }
+        }
+    }
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", v.join(", "))
+        }
+    };
+    let mut out = format!("compared with {}: ", reference_label(name));
+    let reg = format!("{} regressed{}", regressed.len(), list(&regressed));
+    if regressed.is_empty() {
+        out.push_str(&reg);
+    } else {
+        paint(&mut out, color, RED, &reg);
+    }
+    out.push_str(", ");
+    let imp = format!("{} improved{}", improved.len(), list(&improved));
+    if improved.is_empty() {
+        out.push_str(&imp);
+    } else {
+        paint(&mut out, color, GREEN, &imp);
+    }
+    let _ = writeln!(out, ", {unchanged} unchanged");
     out
 }
 
@@ -606,6 +706,45 @@ mod tests {
         assert!(lines[1].contains("throughput") && lines[1].contains("GiB/s"));
         assert!(lines[2].starts_with("io/boom  panicked: "));
         assert!(!out.contains('\x1b'));
+    }
+
+    #[test]
+    fn changes_since_the_baseline_show_per_counter_and_in_the_summary() {
+        let mut suite = synthetic_suite();
+        let values = suite.benchmarks[1].counters[0].per_iteration.clone();
+        let slower: Vec<f64> = values.iter().map(|v| v * 1.5).collect();
+        let cfg = crate::stats::CompareConfig::for_counter("wall-time");
+        suite.benchmarks[1].counters[0].change =
+            Some(crate::stats::compare(&values, &slower, &cfg));
+        suite.baseline = Some(crate::model::BaselineRef {
+            name: "main".into(),
+            perfbench_version: "0.1.0".into(),
+            machine: suite.machine.clone(),
+            warnings: vec!["kernel: \"6.1\" vs \"6.2\"".into()],
+        });
+        let out = render(&suite, plain(Format::Pretty));
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with("wall-time") && l.contains('%'))
+            .unwrap();
+        assert!(line.contains("clock  +50.0% ["), "{line}");
+        assert!(line.ends_with("] regressed"), "{line}");
+        assert!(
+            out.contains("\ncompared with baseline `main`: 1 regressed (math/sum/4096 wall-time +50.0%), 0 improved, 0 unchanged\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("warning: baseline `main` ran on another machine: kernel"),
+            "{out}"
+        );
+        let colored = render(
+            &suite,
+            Style {
+                format: Format::Pretty,
+                color: true,
+            },
+        );
+        assert!(colored.contains("\x1b[31m+50.0%"), "{colored}");
     }
 
     #[test]

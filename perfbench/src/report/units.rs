@@ -181,6 +181,33 @@ fn scale_for(value: f64, unit: &str) -> (Scale, f64, &str) {
     (scale, factor, if known { "" } else { unit })
 }
 
+/// A ratio `new / base` as a relative change: `+21.4%`, `-3.0%`, `+250%` (no decimal from
+/// 100% on); `n/a` when undefined.
+pub fn format_change(ratio: Option<f64>) -> String {
+    match ratio {
+        Some(r) if r.is_finite() => {
+            let p = (r - 1.0) * 100.0;
+            let digits = if p.abs() >= 100.0 { 0 } else { 1 };
+            format!("{p:+.digits$}%")
+        }
+        _ => "n/a".to_owned(),
+    }
+}
+
+/// A ratio `new / base` as a relative change and its interval: `+21.4% [+18.0% +24.9%]`; the
+/// interval is left out when unknown.
+pub fn format_change_interval(ratio: Option<f64>, low: Option<f64>, high: Option<f64>) -> String {
+    let mut out = format_change(ratio);
+    if let (Some(l), Some(h)) = (low, high) {
+        out.push_str(&format!(
+            " [{} {}]",
+            format_change(Some(l)),
+            format_change(Some(h))
+        ));
+    }
+    out
+}
+
 /// `value` in `unit`, scaled: `1.23 µs`, `45.2 K`, `0.25`, `-0.30 ns`, `1.21 GiB/s`, `n/a`.
 ///
 /// See the [module documentation](self) for the units and rules.

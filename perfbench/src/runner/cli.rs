@@ -39,6 +39,26 @@ pub struct Args {
     pub ignored: bool,
     /// `--include-ignored`.
     pub include_ignored: bool,
+    /// `--save-baseline NAME`: also keep this run as baseline NAME.
+    pub save_baseline: Option<String>,
+    /// `--baseline NAME` (`lenient: false`) or `--baseline-lenient NAME` (`true`): compare with
+    /// that saved baseline instead of the previous run.
+    pub baseline: Option<BaselineArg>,
+    /// `--discard-baseline`: do not keep this run as the previous run.
+    pub discard_baseline: bool,
+    /// `--noise-threshold PCT` and `--threshold COUNTER=PCT`.
+    pub thresholds: crate::compare::Settings,
+    /// `--fail-on-regression`: exit 1 when any counter regressed.
+    pub fail_on_regression: bool,
+}
+
+/// The baseline to compare with, from `--baseline NAME` or `--baseline-lenient NAME`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaselineArg {
+    /// The baseline's name.
+    pub name: String,
+    /// A benchmark missing from the baseline is reported as new (lenient) or is an error.
+    pub lenient: bool,
 }
 
 /// Flags and their one-line help, in `--help` order: `(flag, value name, help)`.
@@ -74,6 +94,41 @@ const OPTIONS: &[(&str, &str, &str)] = &[
         "format",
         "pretty|terse|json|bencher",
         "Terminal output style",
+    ),
+    (
+        "save-baseline",
+        "NAME",
+        "Also keep this run as baseline NAME (target/perfbench/baselines/NAME/)",
+    ),
+    (
+        "baseline",
+        "NAME",
+        "Compare with baseline NAME (a benchmark missing from it is an error)",
+    ),
+    (
+        "baseline-lenient",
+        "NAME",
+        "Compare with baseline NAME (a benchmark missing from it is new)",
+    ),
+    (
+        "discard-baseline",
+        "",
+        "Do not keep this run as the previous run (the default comparison)",
+    ),
+    (
+        "noise-threshold",
+        "PCT",
+        "The change below which no counter is flagged (default: per kind of counter)",
+    ),
+    (
+        "threshold",
+        "COUNTER=PCT",
+        "The same for one counter (repeatable)",
+    ),
+    (
+        "fail-on-regression",
+        "",
+        "Exit 1 when any counter regressed",
     ),
     (
         "output-format",
@@ -252,6 +307,11 @@ where
         format: Format::Pretty,
         ignored: false,
         include_ignored: false,
+        save_baseline: None,
+        baseline: None,
+        discard_baseline: false,
+        thresholds: crate::compare::Settings::default(),
+        fail_on_regression: false,
     };
     let mut bench = false;
     // Every flag and option may be given once (as with clap and libtest's getopts).
@@ -277,6 +337,13 @@ where
             Short(c) => return Err(CliError::usage(format!("unknown option `-{c}`"))),
             Long(long) => long.to_owned(),
         };
+        // The one option that may repeat.
+        if long == "threshold" {
+            let t = crate::compare::parse_threshold(&text(&mut parser)?)
+                .map_err(|e| CliError::usage(format!("invalid value for `--threshold`: {e}")))?;
+            a.thresholds.thresholds.push(t);
+            continue;
+        }
         if seen.contains(&long) {
             return Err(CliError::usage(format!(
                 "`--{long}` was given more than once"
@@ -301,6 +368,38 @@ where
             }
             "measurement-time" => {
                 a.measurement_time = Some(parse_seconds(&text(&mut parser)?).map_err(bad)?);
+            }
+            "save-baseline" => {
+                let name = text(&mut parser)?;
+                if !crate::baseline::valid_name(&name) {
+                    return Err(bad(format!(
+                        "`{name}` (a baseline name: letters, digits, `-`, `_`, `.`)"
+                    )));
+                }
+                a.save_baseline = Some(name);
+            }
+            "baseline" | "baseline-lenient" => {
+                if a.baseline.is_some() {
+                    return Err(CliError::usage(
+                        "`--baseline` and `--baseline-lenient` exclude each other".to_owned(),
+                    ));
+                }
+                let name = text(&mut parser)?;
+                if !crate::baseline::valid_name(&name) {
+                    return Err(bad(format!(
+                        "`{name}` (a baseline name: letters, digits, `-`, `_`, `.`)"
+                    )));
+                }
+                a.baseline = Some(BaselineArg {
+                    name,
+                    lenient: long == "baseline-lenient",
+                });
+            }
+            "discard-baseline" => a.discard_baseline = true,
+            "fail-on-regression" => a.fail_on_regression = true,
+            "noise-threshold" => {
+                a.thresholds.noise_threshold =
+                    Some(crate::compare::parse_percent(&text(&mut parser)?).map_err(bad)?)
             }
             "sampling" => {
                 a.linear = match text(&mut parser)?.as_str() {
@@ -442,6 +541,54 @@ mod tests {
         assert!(e.to_string().contains("`bencher`"), "{e}");
         let e = p(&["--output-format", "bencher", "--output-format", "json"]).unwrap_err();
         assert!(e.to_string().contains("more than once"), "{e}");
+    }
+
+    #[test]
+    fn baseline_flags() {
+        let a = p(&[
+            "--save-baseline",
+            "main",
+            "--baseline-lenient",
+            "v1",
+            "--threshold",
+            "wall-time=10",
+            "--threshold=instructions=1",
+            "--noise-threshold",
+            "5%",
+            "--fail-on-regression",
+            "--discard-baseline",
+        ])
+        .unwrap();
+        assert_eq!(a.save_baseline.as_deref(), Some("main"));
+        assert_eq!(
+            a.baseline,
+            Some(BaselineArg {
+                name: "v1".into(),
+                lenient: true
+            })
+        );
+        assert_eq!(
+            a.thresholds.thresholds,
+            [
+                ("wall-time".to_owned(), 0.1),
+                ("instructions".to_owned(), 0.01)
+            ]
+        );
+        assert_eq!(a.thresholds.noise_threshold, Some(0.05));
+        assert!(a.fail_on_regression && a.discard_baseline);
+        for (args, expect) in [
+            (
+                &["--baseline", "a", "--baseline-lenient", "b"][..],
+                "exclude each other",
+            ),
+            (&["--save-baseline", "../x"], "a baseline name"),
+            (&["--baseline", ""], "a baseline name"),
+            (&["--threshold", "wall-time"], "COUNTER=PCT"),
+            (&["--noise-threshold", "lots"], "not a percentage"),
+        ] {
+            let e = p(args).unwrap_err().to_string();
+            assert!(e.contains(expect), "{args:?}: {e}");
+        }
     }
 
     #[test]

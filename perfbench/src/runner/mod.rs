@@ -12,6 +12,7 @@ use std::process::ExitCode;
 pub mod cli;
 mod progress;
 
+use crate::baseline::Store;
 use crate::counters::{CounterError, Counters, GroupOptions};
 use crate::doctor::Machine;
 use crate::events::{self, Event, Sysfs};
@@ -207,6 +208,27 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         }
     }
     let config = run_config(args, cli_events.as_ref().unwrap_or(&defaults));
+    let store = Store::new(output_dir());
+    // Held until the run's files are written: a second run of the suite waits here.
+    let _lock = match store.lock(suite, |path| {
+        eprintln!(
+            "note: another run of suite `{suite}` holds {}; waiting for it to finish",
+            path.display()
+        )
+    }) {
+        Ok(lock) => Some(lock),
+        Err(e) => {
+            eprintln!("note: cannot lock the suite's files ({e}); running unlocked");
+            None
+        }
+    };
+    let reference = match reference(&store, suite, args, &chosen) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let style = report::terminal::Style {
         format: args.format,
         color: report::terminal::color_wanted(),
@@ -246,6 +268,10 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
             &bar,
             &mut notes,
         );
+        let r = match &reference {
+            Some((_, base)) => with_changes(r, base, &args.thresholds),
+            None => r,
+        };
         bar.inc();
         if args.format != Format::Json {
             bar.suspend(|| {
@@ -256,16 +282,23 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         results.push(r);
     }
     bar.finish_and_clear();
-    let suite_result = Report::new(suite, machine_info(machine, &results), config, results);
+    let mut suite_result = Report::new(suite, machine_info(machine, &results), config, results);
+    suite_result.baseline = reference.map(|(name, base)| model::BaselineRef {
+        warnings: base.machine.differences(&suite_result.machine),
+        name,
+        perfbench_version: base.perfbench_version,
+        machine: base.machine,
+    });
     let json = model::json::to_json(&suite_result);
     if args.format == Format::Json {
         println!("{json}");
     } else {
         print!("{}", reporter.finish(&suite_result));
     }
-    let dir = output_dir();
     let mut status = ExitCode::SUCCESS;
-    for path in std::iter::once(dir.join(format!("{suite}.json"))).chain(args.json.clone()) {
+    // The latest run (the next run's reference), unless discarded; `--json PATH` always.
+    let latest = (!args.discard_baseline).then(|| store.latest_path(suite));
+    for path in latest.into_iter().chain(args.json.clone()) {
         if let Err(e) = model::file::write_atomic(&path, json.as_bytes()) {
             eprintln!(
                 "error: cannot write the JSON report to {}: {e}",
@@ -274,14 +307,106 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
             status = ExitCode::from(2);
         }
     }
-    if suite_result
+    if let Some(name) = &args.save_baseline {
+        match store.save_baseline(name, suite, &json) {
+            Ok(path) => {
+                if args.format != Format::Json {
+                    eprintln!("saved baseline `{name}`: {}", path.display());
+                }
+            }
+            Err(e) => {
+                eprintln!("error: cannot save baseline `{name}`: {e}");
+                status = ExitCode::from(2);
+            }
+        }
+    }
+    if status != ExitCode::SUCCESS {
+        return status;
+    }
+    let failed = suite_result
         .benchmarks
         .iter()
-        .any(|b| matches!(b.outcome, Outcome::Panicked | Outcome::Failed))
-    {
+        .any(|b| matches!(b.outcome, Outcome::Panicked | Outcome::Failed));
+    let regressed = suite_result
+        .benchmarks
+        .iter()
+        .flat_map(|b| &b.counters)
+        .any(|c| {
+            c.change
+                .is_some_and(|ch| ch.verdict == model::Verdict::Regressed)
+        });
+    if failed || (args.fail_on_regression && regressed) {
         return ExitCode::from(1);
     }
     status
+}
+
+/// What this run is compared with: `--baseline NAME` (strict: every selected benchmark must be
+/// in it), `--baseline-lenient NAME`, or else the previous run, if one reads. An unusable
+/// `--baseline` is an error; an unreadable previous run only a note.
+fn reference(
+    store: &Store,
+    suite: &str,
+    args: &Args,
+    chosen: &[Planned],
+) -> Result<Option<(String, Report)>, String> {
+    let Some(b) = &args.baseline else {
+        return Ok(match store.previous(suite) {
+            None => None,
+            Some(Ok(r)) => Some(("previous run".to_owned(), r)),
+            Some(Err(e)) => {
+                eprintln!("note: not comparing with the previous run: {e}");
+                None
+            }
+        });
+    };
+    let report = store.baseline(&b.name, suite).map_err(|e| e.to_string())?;
+    if !b.lenient {
+        let missing: Vec<&str> = chosen
+            .iter()
+            .filter(|p| report.bench(&p.id).is_none())
+            .map(|p| p.id.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "baseline `{}` has no {}: {} (save it again, or use --baseline-lenient {} to \
+                 report them as new)",
+                b.name,
+                if missing.len() == 1 {
+                    "result for this benchmark"
+                } else {
+                    "results for these benchmarks"
+                },
+                missing.join(", "),
+                b.name
+            ));
+        }
+    }
+    Ok(Some((b.name.clone(), report)))
+}
+
+/// `bench` with each counter's change since the same benchmark's counter in `base`, where both
+/// were measured.
+fn with_changes(
+    mut bench: Benchmark,
+    base: &Report,
+    settings: &crate::compare::Settings,
+) -> Benchmark {
+    let Some(old) = base
+        .bench(&bench.id)
+        .filter(|b| b.outcome == Outcome::Measured)
+    else {
+        return bench;
+    };
+    if bench.outcome != Outcome::Measured {
+        return bench;
+    }
+    for c in &mut bench.counters {
+        if let Some(o) = old.counter(&c.name) {
+            c.change = crate::compare::counter_change(o, c, settings).ok();
+        }
+    }
+    bench
 }
 
 fn run_config(args: &Args, events: &[Event]) -> Config {

@@ -1,0 +1,211 @@
+//! Baselines as a user of the bench binary sees them: `--save-baseline`, `--baseline`,
+//! `--baseline-lenient`, `--discard-baseline`, `--fail-on-regression` and the comparison with
+//! the previous run, run in-process with real command lines.
+//!
+//! The benchmark touches a number of fresh pages per iteration that the test sets: page faults
+//! are exact counts, so "the code changed" and "it did not" give deterministic verdicts on any
+//! machine, PMU or not. One `#[test]` drives the scenarios in order, in a temporary output
+//! directory (`CARGO_TARGET_DIR`).
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use perfbench::model::json::from_json;
+use perfbench::model::{Report, Verdict};
+use perfbench::runner::{self, cli};
+use perfbench::sys::AnonMapping;
+use perfbench::{perfbench, Bencher};
+
+/// Pages touched per iteration by `pages`.
+static PAGES: AtomicUsize = AtomicUsize::new(4);
+
+#[perfbench(counters = ["page-faults", "wall-time"], sample_size = 10, measurement_time = 0.05, warm_up_time = 0.01)]
+fn pages(b: &mut Bencher) {
+    let n = PAGES.load(Ordering::Relaxed);
+    b.iter_batched(
+        || AnonMapping::new(n).expect("mmap"),
+        |mut m| {
+            m.touch_every_page();
+            m
+        },
+    );
+}
+
+#[perfbench(counters = ["page-faults"], sample_size = 10, measurement_time = 0.05, warm_up_time = 0.01)]
+fn other(b: &mut Bencher) {
+    b.iter(|| std::hint::black_box(7u64).pow(2));
+}
+
+const SUITE: &str = "baselines";
+
+fn run(args: &[&str]) -> ExitCode {
+    let parsed = cli::parse(
+        SUITE,
+        ["baselines", "--bench", "--format", "terse"]
+            .into_iter()
+            .chain(args.iter().copied()),
+    )
+    .expect("valid command line");
+    runner::run(SUITE, &parsed)
+}
+
+fn read(path: &Path) -> Report {
+    from_json(&std::fs::read_to_string(path).expect("report written")).expect("report reads")
+}
+
+fn verdict(report: &Report, id: &str, counter: &str) -> Option<Verdict> {
+    report
+        .bench(id)?
+        .counter(counter)?
+        .change
+        .map(|c| c.verdict)
+}
+
+#[test]
+fn baselines_save_compare_and_gate() {
+    let out = std::env::temp_dir().join(format!("perfbench-baselines-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    // This binary has one test, so no other thread reads the environment meanwhile.
+    std::env::set_var("CARGO_TARGET_DIR", &out);
+    let dir = out.join("perfbench");
+    let latest = dir.join("baselines.json");
+    let saved = dir.join("baselines/main/baselines.json");
+
+    // The first run has nothing to compare with; it saves baseline `main` of `pages` only.
+    PAGES.store(4, Ordering::Relaxed);
+    assert_eq!(
+        run(&["baselines/pages", "--save-baseline", "main"]),
+        ExitCode::SUCCESS
+    );
+    let first = read(&latest);
+    assert!(first.baseline.is_none());
+    assert!(first.benchmarks[0]
+        .counters
+        .iter()
+        .all(|c| c.change.is_none()));
+    assert_eq!(read(&saved).benchmarks.len(), 1);
+
+    // Unchanged code against the baseline: page faults unchanged, exit 0 with the gate.
+    assert_eq!(
+        run(&[
+            "baselines/pages",
+            "--baseline",
+            "main",
+            "--fail-on-regression"
+        ]),
+        ExitCode::SUCCESS
+    );
+    let same = read(&latest);
+    assert_eq!(same.baseline.as_ref().unwrap().name, "main");
+    assert!(same.baseline.as_ref().unwrap().warnings.is_empty());
+    assert_eq!(
+        verdict(&same, "baselines/pages", "page-faults"),
+        Some(Verdict::Unchanged)
+    );
+
+    // Twice the pages: regressed, and exit 1 only with --fail-on-regression.
+    PAGES.store(8, Ordering::Relaxed);
+    assert_eq!(
+        run(&["baselines/pages", "--baseline", "main"]),
+        ExitCode::SUCCESS
+    );
+    assert_eq!(
+        run(&[
+            "baselines/pages",
+            "--baseline",
+            "main",
+            "--fail-on-regression"
+        ]),
+        ExitCode::from(1)
+    );
+    let slower = read(&latest);
+    assert_eq!(
+        verdict(&slower, "baselines/pages", "page-faults"),
+        Some(Verdict::Regressed)
+    );
+    let change = slower
+        .bench("baselines/pages")
+        .unwrap()
+        .counter("page-faults")
+        .unwrap()
+        .change
+        .unwrap();
+    assert!((change.ratio.unwrap() - 2.0).abs() < 0.01, "{change:?}");
+
+    // Without --baseline the run is compared with the previous run (8 pages, as now) ...
+    assert_eq!(
+        run(&["baselines/pages", "--fail-on-regression"]),
+        ExitCode::SUCCESS
+    );
+    let previous = read(&latest);
+    assert_eq!(previous.baseline.as_ref().unwrap().name, "previous run");
+    assert_eq!(
+        verdict(&previous, "baselines/pages", "page-faults"),
+        Some(Verdict::Unchanged)
+    );
+    // ... and --discard-baseline leaves the previous run as it was.
+    PAGES.store(2, Ordering::Relaxed);
+    let before = std::fs::read(&latest).unwrap();
+    let json = out.join("discarded.json");
+    assert_eq!(
+        run(&[
+            "baselines/pages",
+            "--discard-baseline",
+            "--json",
+            json.to_str().unwrap()
+        ]),
+        ExitCode::SUCCESS
+    );
+    assert_eq!(
+        std::fs::read(&latest).unwrap(),
+        before,
+        "the previous run is kept"
+    );
+    assert_eq!(
+        verdict(&read(&json), "baselines/pages", "page-faults"),
+        Some(Verdict::Improved)
+    );
+
+    // A benchmark the baseline does not have: an error with --baseline, new with -lenient.
+    let saved_before = std::fs::read(&saved).unwrap();
+    assert_eq!(run(&["--baseline", "main"]), ExitCode::from(2));
+    assert_eq!(
+        std::fs::read(&latest).unwrap(),
+        before,
+        "nothing written after the error"
+    );
+    assert_eq!(run(&["--baseline-lenient", "main"]), ExitCode::SUCCESS);
+    let lenient = read(&latest);
+    assert!(lenient.bench("baselines/other").unwrap().counters[0]
+        .change
+        .is_none());
+    assert!(verdict(&lenient, "baselines/pages", "page-faults").is_some());
+
+    // Missing, unreadable and newer baselines: exit 2, nothing overwritten.
+    assert_eq!(run(&["--baseline", "nosuch"]), ExitCode::from(2));
+    std::fs::write(&saved, b"{\"schema_version\": 1, \"suite\": ").unwrap();
+    let latest_before = std::fs::read(&latest).unwrap();
+    assert_eq!(
+        run(&["baselines/pages", "--baseline", "main"]),
+        ExitCode::from(2)
+    );
+    assert_eq!(
+        std::fs::read(&saved).unwrap(),
+        b"{\"schema_version\": 1, \"suite\": "
+    );
+    assert_eq!(std::fs::read(&latest).unwrap(), latest_before);
+    // An unreadable previous run is only a note: the run goes on and replaces it.
+    std::fs::write(&latest, b"not json").unwrap();
+    assert_eq!(run(&["baselines/pages"]), ExitCode::SUCCESS);
+    assert!(read(&latest).baseline.is_none());
+    // Save the baseline again over the broken one.
+    assert_eq!(
+        run(&["baselines/pages", "--save-baseline", "main"]),
+        ExitCode::SUCCESS
+    );
+    assert_ne!(std::fs::read(&saved).unwrap(), saved_before);
+    assert_eq!(read(&saved).suite, SUITE);
+
+    let _ = std::fs::remove_dir_all(&out);
+}
