@@ -361,19 +361,6 @@ pub struct CounterResult {
     pub change: Option<Change>,
 }
 
-impl Keyed for CounterResult {
-    type Value = CounterResult;
-    fn key(&self) -> &str {
-        &self.name
-    }
-    fn value(&self) -> &Self {
-        self
-    }
-    fn join(key: String, mut value: Self) -> Self {
-        value.name = key;
-        value
-    }
-}
 
 /// A metric computed from other counters (e.g. `ipc` = instructions / cycles). Its name is its
 /// key in the benchmark's `derived` object.
@@ -391,19 +378,27 @@ pub struct Derived {
     pub estimate: Option<Estimate>,
 }
 
-impl Keyed for Derived {
-    type Value = Derived;
-    fn key(&self) -> &str {
-        &self.name
-    }
-    fn value(&self) -> &Self {
-        self
-    }
-    fn join(key: String, mut value: Self) -> Self {
-        value.name = key;
-        value
-    }
+/// Types written as the values of an object keyed by their `name` field (which the object's key
+/// holds instead).
+macro_rules! keyed_by_name {
+    ($($t:ty),*) => {$(
+        impl Keyed for $t {
+            type Value = $t;
+            fn key(&self) -> &str {
+                &self.name
+            }
+            fn value(&self) -> &Self {
+                self
+            }
+            fn join(key: String, mut value: Self) -> Self {
+                value.name = key;
+                value
+            }
+        }
+    )*};
 }
+
+keyed_by_name!(CounterResult, Derived);
 
 #[cfg(test)]
 pub(crate) mod fixtures;
