@@ -361,7 +361,6 @@ pub struct CounterResult {
     pub change: Option<Change>,
 }
 
-
 /// A metric computed from other counters (e.g. `ipc` = instructions / cycles). Its name is its
 /// key in the benchmark's `derived` object.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -23,7 +23,6 @@ use super::units::{format_change as percent, format_value};
 use crate::compare::{BenchComparison, Comparison, CounterComparison, Presence, SuiteComparison};
 use crate::model::Verdict;
 
-
 /// `1.214 (+21.4%)`; `n/a` when undefined.
 fn ratio(c: &CounterComparison) -> String {
     match c.change.and_then(|ch| ch.ratio) {

@@ -1,7 +1,8 @@
 //! The runner behind `perfbench::main!()`: selects benchmarks, chooses counters, runs each
 //! benchmark (a panic is reported and the suite goes on), and writes the reports.
 //!
-//! Exit codes: 0 success; 1 a benchmark panicked or failed; 2 usage or environment error.
+//! Exit codes: 0 success; 1 a benchmark panicked or failed, or a counter regressed with
+//! `--fail-on-regression`; 2 usage or environment error.
 
 use std::io::Write;
 
