@@ -219,6 +219,7 @@ fn crate_path() {
     warm_up_time = 1,
     measurement_time = 2.5,
     throughput = elements(2),
+    thresholds = ["wall-time=10", "instructions=0.5%"],
     ignore,
     crate = perfbench,
 )]
@@ -239,6 +240,7 @@ fn all_options_together() {
             warm_up_time: Some(1.0),
             measurement_time: Some(2.5),
             throughput: Some(Throughput::Elements(2)),
+            thresholds: Some(&[("wall-time", 0.1), ("instructions", 0.005)]),
             ignore: true,
         }
     );

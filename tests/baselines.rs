@@ -32,6 +32,12 @@ fn pages(b: &mut Bencher) {
     );
 }
 
+/// The same body with a wide threshold of its own for page faults.
+#[perfbench(counters = ["page-faults"], thresholds = ["page-faults=150"], sample_size = 10, measurement_time = 0.05, warm_up_time = 0.01)]
+fn tolerant(b: &mut Bencher) {
+    pages(b);
+}
+
 #[perfbench(counters = ["page-faults"], sample_size = 10, measurement_time = 0.05, warm_up_time = 0.01)]
 fn other(b: &mut Bencher) {
     b.iter(|| std::hint::black_box(7u64).pow(2));
@@ -206,6 +212,32 @@ fn baselines_save_compare_and_gate() {
     );
     assert_ne!(std::fs::read(&saved).unwrap(), saved_before);
     assert_eq!(read(&saved).suite, SUITE);
+
+    // The attribute's threshold (150%) lets twice the page faults pass; the command line's
+    // wins over it.
+    PAGES.store(4, Ordering::Relaxed);
+    assert_eq!(
+        run(&["tolerant", "--save-baseline", "tol"]),
+        ExitCode::SUCCESS
+    );
+    PAGES.store(8, Ordering::Relaxed);
+    assert_eq!(
+        run(&["tolerant", "--baseline", "tol", "--fail-on-regression"]),
+        ExitCode::SUCCESS
+    );
+    let c = read(&latest).benchmarks[0].counters[0].change.unwrap();
+    assert_eq!((c.verdict, c.threshold), (Verdict::Unchanged, 1.5));
+    assert_eq!(
+        run(&[
+            "tolerant",
+            "--baseline",
+            "tol",
+            "--fail-on-regression",
+            "--threshold",
+            "page-faults=10"
+        ]),
+        ExitCode::from(1)
+    );
 
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -235,6 +235,10 @@ fn entry_options(options: &Options, krate: &TokenStream) -> TokenStream {
         let v = some(&quote!(#krate::__private::Throughput::#kind(#n)));
         fields.push(quote!(throughput: #v));
     }
+    if let Some(thresholds) = &options.thresholds {
+        let pairs = thresholds.iter().map(|(name, t)| quote!((#name, #t)));
+        fields.push(quote!(thresholds: ::core::option::Option::Some(&[#(#pairs),*])));
+    }
     if options.ignore {
         fields.push(quote!(ignore: true));
     }

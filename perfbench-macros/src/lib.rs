@@ -211,6 +211,22 @@ mod signature;
 /// }
 /// ```
 ///
+/// ## `thresholds`
+///
+/// Per-counter thresholds for the comparison with a baseline or the previous run, as
+/// `"COUNTER=PCT"` strings: a change smaller than PCT percent is never flagged for that counter
+/// of this benchmark. They win over `--noise-threshold`; `--threshold COUNTER=PCT` on the
+/// command line wins over them.
+///
+/// ```
+/// use perfbench::{perfbench, Bencher};
+///
+/// #[perfbench(thresholds = ["wall-time=10", "instructions=0.1"])]
+/// fn parse(b: &mut Bencher) {
+///     b.iter(|| "12345".parse::<u64>());
+/// }
+/// ```
+///
 /// ## `ignore`
 ///
 /// Registered and listed, but skipped unless selected with `--include-ignored`.

@@ -9,7 +9,7 @@
 //! ```compile_fail
 //! use perfbench::perfbench;
 //!
-//! #[perfbench(sample_szie = 10)] // error: unknown option `sample_szie`; the options are: args, name, group, counters, sample_size, warm_up_time, measurement_time, throughput, ignore, crate
+//! #[perfbench(sample_szie = 10)] // error: unknown option `sample_szie`; the options are: args, name, group, counters, sample_size, warm_up_time, measurement_time, throughput, thresholds, ignore, crate
 //! fn f() {}
 //! # fn main() {}
 //! ```
@@ -110,6 +110,29 @@
 //! use perfbench::perfbench;
 //!
 //! #[perfbench(counters = ["cycles", "instructions", "cycles"])] // error: counter `cycles` is listed twice
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//!
+//! ## `thresholds`
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(thresholds = ["wall-time"])] // error: `thresholds` takes a list of "COUNTER=PCT" strings
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(thresholds = ["wall-time=ten"])] // error: `ten` is not a percentage
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(thresholds = ["wall-time=10", "wall-time=5"])] // error: counter `wall-time` has two thresholds
 //! fn f() {}
 //! # fn main() {}
 //! ```

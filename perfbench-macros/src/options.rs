@@ -24,6 +24,7 @@ pub(crate) const KNOWN: &[&str] = &[
     "warm_up_time",
     "measurement_time",
     "throughput",
+    "thresholds",
     "ignore",
     "crate",
 ];
@@ -45,6 +46,8 @@ pub(crate) struct Options {
     pub measurement_time: Option<TokenStream>,
     /// `Bytes` or `Elements`, and an expression of type `u64`.
     pub throughput: Option<(Ident, Expr)>,
+    /// `thresholds = ["COUNTER=PCT", ...]`: each counter's name and threshold as a fraction.
+    pub thresholds: Option<Vec<(LitStr, f64)>>,
     pub ignore: bool,
     /// `crate = path`: where the `perfbench` crate is, for a renamed dependency.
     pub krate: Option<Path>,
@@ -202,6 +205,7 @@ impl Options {
             "warm_up_time" => self.warm_up_time = Some(seconds(key, value, false)?),
             "measurement_time" => self.measurement_time = Some(seconds(key, value, true)?),
             "throughput" => self.throughput = Some(throughput(value)?),
+            "thresholds" => self.thresholds = Some(thresholds(value)?),
             _ => unreachable!("every known option is handled"),
         }
         Ok(())
@@ -270,6 +274,59 @@ fn counters(value: Expr) -> syn::Result<Vec<LitStr>> {
     }
     errors.finish()?;
     Ok(names)
+}
+
+/// `thresholds = ["wall-time=10", "instructions=0.1"]`: counter names and percentages, checked
+/// here so that a typo is a compile error, not a surprise in CI.
+fn thresholds(value: Expr) -> syn::Result<Vec<(LitStr, f64)>> {
+    const USAGE: &str = "`thresholds` takes a list of \"COUNTER=PCT\" strings: \
+                         `thresholds = [\"wall-time=10\", \"instructions=0.1\"]`";
+    let Expr::Array(array) = value else {
+        return Err(syn::Error::new_spanned(value, USAGE));
+    };
+    if array.elems.is_empty() {
+        return Err(syn::Error::new_spanned(
+            array,
+            "`thresholds` is empty: give at least one, or leave the option out",
+        ));
+    }
+    let mut out: Vec<(LitStr, f64)> = Vec::new();
+    let mut errors = Errors::default();
+    for elem in array.elems {
+        let Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) = elem
+        else {
+            errors.push(syn::Error::new_spanned(elem, USAGE));
+            continue;
+        };
+        let text = s.value();
+        let Some((name, pct)) = text.split_once('=') else {
+            errors.push(syn::Error::new_spanned(&s, USAGE));
+            continue;
+        };
+        let (name, pct) = (name.trim(), pct.trim());
+        let pct = pct.strip_suffix('%').unwrap_or(pct);
+        match pct.parse::<f64>() {
+            _ if name.is_empty() => errors.push(syn::Error::new_spanned(&s, USAGE)),
+            Ok(p) if p.is_finite() && p >= 0.0 => {
+                if out.iter().any(|(n, _)| n.value() == name) {
+                    errors.push(syn::Error::new_spanned(
+                        &s,
+                        format!("counter `{name}` has two thresholds"),
+                    ));
+                } else {
+                    out.push((LitStr::new(name, s.span()), p / 100.0));
+                }
+            }
+            _ => errors.push(syn::Error::new_spanned(
+                &s,
+                format!("`{pct}` is not a percentage (a number >= 0, like 10 or 0.5)"),
+            )),
+        }
+    }
+    errors.finish()?;
+    Ok(out)
 }
 
 /// `sample_size = N`: a literal is checked here; any other expression must be a `u32` constant.

@@ -19,6 +19,9 @@ pub struct Options {
     pub measurement_time: Option<f64>,
     /// `throughput = bytes(N)` or `elements(N)`.
     pub throughput: Option<Throughput>,
+    /// `thresholds = ["COUNTER=PCT", ...]`: per-counter change thresholds (fractions) for the
+    /// comparison with a baseline; `--threshold` on the command line wins over them.
+    pub thresholds: Option<&'static [(&'static str, f64)]>,
     /// `ignore`: registered and listed, but skipped unless selected with `--include-ignored`.
     pub ignore: bool,
 }
@@ -31,6 +34,7 @@ impl Options {
         warm_up_time: None,
         measurement_time: None,
         throughput: None,
+        thresholds: None,
         ignore: false,
     };
 }

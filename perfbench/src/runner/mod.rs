@@ -270,7 +270,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
             &mut notes,
         );
         let r = match &reference {
-            Some((_, base)) => with_changes(r, base, &args.thresholds),
+            Some((_, base)) => with_changes(r, base, &thresholds(p, args)),
             None => r,
         };
         bar.inc();
@@ -384,6 +384,22 @@ fn reference(
         }
     }
     Ok(Some((b.name.clone(), report)))
+}
+
+/// The comparison settings of one benchmark: the command line's, with the attribute's
+/// `thresholds` for the counters the command line does not name.
+fn thresholds(p: &Planned, args: &Args) -> crate::compare::Settings {
+    let mut settings = args.thresholds.clone();
+    if let Some(own) = p.entry.options.thresholds {
+        // Later entries win: the attribute's first, then the command line's.
+        let cli = std::mem::take(&mut settings.thresholds);
+        settings.thresholds = own
+            .iter()
+            .map(|&(name, t)| (name.to_owned(), t))
+            .chain(cli)
+            .collect();
+    }
+    settings
 }
 
 /// `bench` with each counter's change since the same benchmark's counter in `base`, where both
