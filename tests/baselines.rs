@@ -239,5 +239,23 @@ fn baselines_save_compare_and_gate() {
         ExitCode::from(1)
     );
 
+    // Several FILTERs select what any of them matches, as libtest; --exact wants whole ids.
+    let json = out.join("filters.json");
+    let json_arg = json.to_str().unwrap();
+    let ids = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["--discard-baseline", "--json", json_arg];
+        all.extend_from_slice(args);
+        assert_eq!(run(&all), ExitCode::SUCCESS);
+        read(&json).benchmarks.into_iter().map(|b| b.id).collect()
+    };
+    assert_eq!(
+        ids(&["other", "toler"]),
+        ["baselines/tolerant", "baselines/other"]
+    );
+    assert_eq!(
+        ids(&["--exact", "baselines/other", "other"]),
+        ["baselines/other"]
+    );
+
     let _ = std::fs::remove_dir_all(&out);
 }

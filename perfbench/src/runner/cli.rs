@@ -11,8 +11,9 @@ pub use crate::report::terminal::Format;
 /// What the binary was asked to do.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Args {
-    /// Substring (or, with `exact`, the whole id) selecting benchmarks.
-    pub filter: Option<String>,
+    /// Substrings (or, with `exact`, whole ids) selecting benchmarks: a benchmark runs when
+    /// any of them matches (all run when there is none), as with libtest.
+    pub filters: Vec<String>,
     /// `--exact`.
     pub exact: bool,
     /// `--list`.
@@ -218,8 +219,8 @@ fn help(name: &str) -> String {
         .unwrap_or(0);
     let mut s = format!(
         "perfbench benchmarks\n\n\
-         Usage: {name} [OPTIONS] [FILTER]\n\n\
-         Arguments:\n  [FILTER]  Run benchmarks whose id contains FILTER\n\n\
+         Usage: {name} [OPTIONS] [FILTER]...\n\n\
+         Arguments:\n  [FILTER]...  Run benchmarks whose id contains any FILTER\n\n\
          Options:\n"
     );
     for (long, value, text) in OPTIONS {
@@ -293,7 +294,7 @@ where
     use lexopt::prelude::*;
 
     let mut a = Args {
-        filter: None,
+        filters: Vec::new(),
         exact: false,
         list: false,
         test: false,
@@ -325,13 +326,7 @@ where
                 })
             }
             Value(v) => {
-                let v = v.string()?;
-                if a.filter.is_some() {
-                    return Err(CliError::usage(format!(
-                        "unexpected argument `{v}` (only one FILTER is allowed)"
-                    )));
-                }
-                a.filter = Some(v);
+                a.filters.push(v.string()?);
                 continue;
             }
             Short(c) => return Err(CliError::usage(format!("unknown option `-{c}`"))),
@@ -467,7 +462,7 @@ mod tests {
             "--quick",
         ])
         .unwrap();
-        assert_eq!(a.filter.as_deref(), Some("fib"));
+        assert_eq!(a.filters, ["fib"]);
         assert!(a.exact && a.quick);
         assert_eq!(a.counters.as_deref(), Some("wall-time"));
         let a = p(&["--bench", "--sample-size", "20", "--warm-up-time", "0.5"]).unwrap();
@@ -500,8 +495,11 @@ mod tests {
         assert_eq!(a.sample_size, Some(20));
         assert_eq!(a.format, Format::Json);
         assert_eq!(a.json.as_deref(), Some(std::path::Path::new("out.json")));
-        let e = p(&["fib", "extra"]).unwrap_err();
-        assert!(!e.is_help() && e.to_string().contains("extra"), "{e}");
+        // Several FILTERs, as libtest: any of them selects.
+        assert_eq!(
+            p(&["fib", "sort", "--exact"]).unwrap().filters,
+            ["fib", "sort"]
+        );
         let e = p(&["--exact=yes"]).unwrap_err();
         assert!(e.to_string().contains("--exact"), "{e}");
         let e = p(&["--counters"]).unwrap_err();
@@ -520,10 +518,7 @@ mod tests {
         }
         let e = p(&["--exat"]).unwrap_err();
         assert!(e.to_string().contains("did you mean `--exact`"), "{e}");
-        assert_eq!(
-            p(&["--", "--odd"]).unwrap().filter.as_deref(),
-            Some("--odd")
-        );
+        assert_eq!(p(&["--", "--odd"]).unwrap().filters, ["--odd"]);
     }
 
     #[test]

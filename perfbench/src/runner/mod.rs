@@ -139,11 +139,14 @@ pub fn output_dir() -> PathBuf {
 }
 
 fn selected(p: &Planned, args: &Args) -> bool {
-    let name_ok = match &args.filter {
-        None => true,
-        Some(f) if args.exact => p.id == *f,
-        Some(f) => p.id.contains(f.as_str()),
-    };
+    let name_ok = args.filters.is_empty()
+        || args.filters.iter().any(|f| {
+            if args.exact {
+                p.id == *f
+            } else {
+                p.id.contains(f.as_str())
+            }
+        });
     let ignore_ok = if args.ignored {
         p.entry.options.ignore
     } else {
