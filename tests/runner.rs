@@ -27,6 +27,15 @@ fn touch_pages(b: &mut Bencher, pages: usize) {
     );
 }
 
+/// The same through `iter_batched_ref`: the mapping is made and unmapped outside the bracket.
+#[perfbench(counters = ["page-faults", "wall-time"], sample_size = 20, measurement_time = 0.2, warm_up_time = 0.05)]
+fn touch_pages_ref(b: &mut Bencher) {
+    b.iter_batched_ref(
+        || AnonMapping::new(16).expect("mmap"),
+        |m| m.touch_every_page(),
+    );
+}
+
 /// Nothing at all: calibration must bring every counter to ~0.
 #[perfbench(counters = ["page-faults", "context-switches", "wall-time"], sample_size = 50, measurement_time = 0.3, warm_up_time = 0.05)]
 fn empty(b: &mut Bencher) {
@@ -160,6 +169,15 @@ fn page_faults_are_exact_per_iteration() {
         let tc = b.counter("task-clock").expect("task-clock measured");
         assert!(tc.estimate.as_ref().unwrap().mean > 0.0, "{tc:?}");
     }
+    let by_ref = report
+        .bench("runner/touch_pages_ref")
+        .expect("iter_batched_ref measured");
+    let pf = by_ref.counter("page-faults").unwrap();
+    assert!(
+        pf.per_iteration.iter().all(|v| *v == 16.0),
+        "{:?}",
+        pf.per_iteration
+    );
 }
 
 fn an_empty_body_reads_zero_page_faults() {
