@@ -9,6 +9,7 @@
 //! - [`events`]: perf-style event names <-> `perf_event_attr`, sysfs PMUs.
 //! - [`counters`]: counter groups, the user-page reader, the fallback chain.
 //! - [`doctor`]: what this machine can count, and why not.
+//! - [`units`]: values scaled for people (`1.23 µs`, `45.2 K`), for notes and reports.
 //! - [`stats`]: estimates, intervals, outliers and change detection.
 //! - [`model`]: the data model of a run, which is also the JSON report.
 //! - [`harness`]: registration, the [`Bencher`] and the measuring engine.
@@ -33,6 +34,7 @@ pub mod report;
 pub mod runner;
 pub mod stats;
 pub mod sys;
+pub mod units;
 
 /// What the `#[perfbench]` attribute's generated code refers to. Not a public API.
 #[doc(hidden)]

@@ -482,7 +482,7 @@ fn overrun_note(
     if planned <= 2.0 * budget {
         return None;
     }
-    let time = |ns: f64| crate::report::units::format_value(ns, "ns");
+    let time = |ns: f64| crate::units::format_value(ns, "ns");
     Some(format!(
         "{} samples of {} at {} per iteration take about {}, more than the measurement time \
          of {}; lower sample_size (--sample-size) or raise measurement_time",

@@ -19,9 +19,9 @@
 
 use std::fmt::Write as _;
 
-use super::units::{format_change as percent, format_value};
 use crate::compare::{BenchComparison, Comparison, CounterComparison, Presence, SuiteComparison};
 use crate::model::Verdict;
+use crate::units::{format_change as percent, format_value};
 
 /// `1.214 (+21.4%)`; `n/a` when undefined.
 fn ratio(c: &CounterComparison) -> String {

@@ -12,4 +12,6 @@ pub mod bencher;
 pub mod bmf;
 pub mod comparison;
 pub mod terminal;
-pub mod units;
+
+/// Unit scaling, shared with the harness's notes (it lives below both: [`crate::units`]).
+pub use crate::units;

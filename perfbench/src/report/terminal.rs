@@ -29,8 +29,8 @@
 
 use std::fmt::Write as _;
 
-use super::units::{format_change_interval, format_estimate, format_value};
 use crate::model::{Benchmark, CounterResult, Estimate, Outcome, Report, Throughput, Verdict};
+use crate::units::{format_change_interval, format_estimate, format_value};
 
 /// Terminal output style.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -509,7 +509,7 @@ fn comparison_summary(suite: &Report, name: &str, color: bool) -> String {
                     "{} {} {}",
                     b.id,
                     c.name,
-                    super::units::format_change(ch.ratio)
+                    crate::units::format_change(ch.ratio)
                 )
             };
             match ch.verdict {

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# How often the bench binary's verdict is right on this machine (issue 9, evidence 3).
+#
+#   bench-compare/verdict.sh                       # RUNS=20, SLOWDOWNS="0 0.05 0.10 0.15 0.25"
+#   RUNS=20 SLOWDOWNS="0 0.25" FLAGS="--quick" bench-compare/verdict.sh
+#
+# One release build of verdict-suite/ (three workloads whose work grows by PERFBENCH_SLOWDOWN),
+# one saved baseline of the unchanged code (`--save-baseline ref`), then for each slowdown RUNS
+# runs of the same binary compared with that baseline (`--baseline ref`), one after another as
+# in CI. Counted per benchmark: runs whose wall-time was judged regressed, and runs with any
+# counter flagged either way (at slowdown 0 every flag is a false alarm). FLAGS go to every run
+# (e.g. --quick, --noise-threshold 10). Results and reports land in $VERDICT_WORK (default
+# /tmp/perfbench-verdict); the table is printed and kept in $VERDICT_WORK/summary.md.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+runs=${RUNS:-20}
+slowdowns=${SLOWDOWNS:-"0 0.05 0.10 0.15 0.25"}
+flags=${FLAGS:-}
+work=${VERDICT_WORK:-/tmp/perfbench-verdict}
+rm -rf "$work/perfbench" "$work/runs"
+mkdir -p "$work/runs"
+export CARGO_TARGET_DIR="$work/target" CARGO_TERM_COLOR=never NO_COLOR=1
+
+log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
+
+log "build (release)"
+(cd "$here/verdict-suite" && cargo bench --no-run --quiet)
+bin=$(ls -t "$CARGO_TARGET_DIR"/release/deps/verdict-* | grep -v '\.d$' | head -n 1)
+
+log "baseline: unchanged code, saved as \`ref\`"
+# shellcheck disable=SC2086
+PERFBENCH_SLOWDOWN=0 "$bin" --bench $flags --save-baseline ref --discard-baseline --format terse >/dev/null
+
+for s in $slowdowns; do
+    for r in $(seq 1 "$runs"); do
+        log "slowdown $s, run $r of $runs"
+        # shellcheck disable=SC2086
+        PERFBENCH_SLOWDOWN=$s "$bin" --bench $flags --baseline ref --discard-baseline \
+            --format json --json "$work/runs/$s-$r.json" >/dev/null || true
+    done
+done
+
+python3 - "$work" "$runs" "$slowdowns" "$flags" <<'PY' | tee "$work/summary.md"
+import json, sys, glob
+work, runs, slowdowns, flags = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
+benches = ["verdict/compute", "verdict/memory", "verdict/sort"]
+print(f"# Verdicts against a saved baseline ({runs} runs per slowdown; flags: `{flags or '(none)'}`)\n")
+print("| slowdown | " + " | ".join(f"{b}: wall-time regressed / any flag" for b in benches) + " |")
+print("| ---: | " + " | ".join("---:" for _ in benches) + " |")
+for s in slowdowns:
+    cells = []
+    for b in benches:
+        regressed = flagged = n = 0
+        for r in range(1, runs + 1):
+            try:
+                doc = json.load(open(f"{work}/runs/{s}-{r}.json"))
+            except (OSError, ValueError):
+                continue
+            bench = next((x for x in doc["benchmarks"] if x["id"] == b), None)
+            if bench is None:
+                continue
+            n += 1
+            verdicts = {k: (c.get("change") or {}).get("verdict") for k, c in bench["counters"].items()}
+            regressed += verdicts.get("wall-time") == "regressed"
+            flagged += any(v in ("regressed", "improved") for v in verdicts.values())
+        cells.append(f"{regressed}/{n} · {flagged}/{n}")
+    print(f"| {float(s) * 100:.0f}% | " + " | ".join(cells) + " |")
+PY
