@@ -245,3 +245,85 @@ fn all_options_together() {
         }
     );
 }
+
+/// The values each `args = EXPR` benchmark was called with, by benchmark name.
+static SEEN: std::sync::Mutex<Vec<(&'static str, String)>> = std::sync::Mutex::new(Vec::new());
+
+fn saw(name: &'static str, value: impl std::fmt::Display) {
+    SEEN.lock().unwrap().push((name, value.to_string()));
+}
+
+const SIZES: [usize; 3] = [8, 64, 512];
+
+#[perfbench(args = SIZES)]
+fn from_const(b: &mut Bencher, n: usize) {
+    saw("from_const", n);
+    b.iter(|| n + 1);
+}
+
+#[perfbench(args = 1..4)]
+fn from_range(n: u32) -> u32 {
+    saw("from_range", n);
+    n * 2
+}
+
+fn words() -> Vec<String> {
+    vec!["alpha".into(), "beta gamma".into()]
+}
+
+#[perfbench(args = words())]
+fn from_call(b: &mut Bencher, w: String) {
+    saw("from_call", &w);
+    b.iter(|| w.len());
+}
+
+#[test]
+fn args_from_any_expression() {
+    for (name, texts) in [
+        ("from_const", &["8", "64", "512"][..]),
+        ("from_range", &["1", "2", "3"]),
+        ("from_call", &["alpha", "beta gamma"]),
+    ] {
+        let e = entry(name);
+        assert!(e.has_args() && e.args.is_empty(), "{name}");
+        assert_eq!(e.arg_texts(), texts, "{name}");
+        for i in 0..texts.len() {
+            (e.run)(&mut Bencher::smoke_test(), i);
+        }
+        let seen: Vec<String> = SEEN
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .map(|(_, v)| v.clone())
+            .collect();
+        assert_eq!(seen, texts, "{name}: each index runs its own value");
+        // An index past the values is a panic that names the benchmark.
+        let past = std::panic::catch_unwind(|| (e.run)(&mut Bencher::smoke_test(), texts.len()));
+        let msg = past.unwrap_err();
+        let msg = msg.downcast_ref::<String>().unwrap();
+        assert!(
+            msg.contains(&format!("`args` of `{name}` has no value #{}", texts.len())),
+            "{msg}"
+        );
+    }
+    // The runner's ids show each value.
+    let ids: Vec<String> = perfbench::runner::planned("attr_options")
+        .into_iter()
+        .map(|p| p.id)
+        .filter(|id| id.contains("from_"))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "attr_options/from_const/8",
+            "attr_options/from_const/64",
+            "attr_options/from_const/512",
+            "attr_options/from_range/1",
+            "attr_options/from_range/2",
+            "attr_options/from_range/3",
+            "attr_options/from_call/alpha",
+            "attr_options/from_call/beta gamma",
+        ]
+    );
+}

@@ -101,11 +101,45 @@ fn register(func: &ItemFn, options: &Options, shape: &Shape) -> TokenStream {
     };
     let args: &[Expr] = options.args.as_deref().unwrap_or_default();
     let arg_names = args.iter().map(arg_name);
+    let arg_list = match &options.args_expr {
+        Some(expr) => {
+            // Each value's id is its `Display`, checked with a message at the expression.
+            let names = quote_spanned! {expr.span()=>
+                #[diagnostic::on_unimplemented(
+                    message = "the values of `args = EXPR` name the benchmarks through `Display`, which `{Self}` does not implement",
+                    label = "`args` values must implement `Display`"
+                )]
+                trait ArgName {
+                    fn arg_name(&self) -> ::std::string::String;
+                }
+                impl<T: ::core::fmt::Display> ArgName for T {
+                    fn arg_name(&self) -> ::std::string::String {
+                        ::std::string::ToString::to_string(self)
+                    }
+                }
+                fn __perfbench_args() -> ::std::vec::Vec<::std::string::String> {
+                    ::core::iter::Iterator::collect(::core::iter::Iterator::map(
+                        ::core::iter::IntoIterator::into_iter(#expr),
+                        |v| ArgName::arg_name(&v),
+                    ))
+                }
+            };
+            (
+                names,
+                quote!(::core::option::Option::Some(__perfbench_args)),
+            )
+        }
+        None => (quote!(), quote!(::core::option::Option::None)),
+    };
+    let (arg_list_fn, arg_list) = arg_list;
     // Spanned at the function's name: `line!()` reports the line of its invocation.
     let line = quote_spanned!(ident.span()=> ::core::line!());
     let file = quote_spanned!(ident.span()=> ::core::file!());
 
-    let run_body = run_body(func, shape, args, &name, &krate);
+    let run_body = match &options.args_expr {
+        Some(expr) => run_body_expr(func, shape, expr, &name, &krate),
+        None => run_body(func, shape, args, &name, &krate),
+    };
     let entry_options = entry_options(options, &krate);
 
     quote! {
@@ -114,6 +148,7 @@ fn register(func: &ItemFn, options: &Options, shape: &Shape) -> TokenStream {
         #(#cfgs)*
         const _: () = {
             #run_body
+            #arg_list_fn
 
             #[#krate::__private::linkme::distributed_slice(#krate::__private::BENCHMARKS)]
             #[linkme(crate = #krate::__private::linkme)]
@@ -127,6 +162,7 @@ fn register(func: &ItemFn, options: &Options, shape: &Shape) -> TokenStream {
                 file: #file,
                 line: #line,
                 args: &[#(#arg_names),*],
+                arg_names: #arg_list,
                 options: #entry_options,
                 run: __perfbench_run,
             };
@@ -208,6 +244,56 @@ fn run_body(
     quote! {
         fn __perfbench_run(#bencher: &mut #krate::Bencher, #index: ::core::primitive::usize) {
             #body
+        }
+    }
+}
+
+/// `fn __perfbench_run(bencher: &mut Bencher, arg: usize)` for `args = EXPR`: takes value
+/// number `arg` of the expression (evaluated anew, outside the measurement) and calls the
+/// function with it.
+fn run_body_expr(
+    func: &ItemFn,
+    shape: &Shape,
+    expr: &Expr,
+    name: &LitStr,
+    krate: &TokenStream,
+) -> TokenStream {
+    let ident = &func.sig.ident;
+    let bencher = Ident::new("bencher", Span::mixed_site());
+    let index = Ident::new("arg", Span::mixed_site());
+    let value = Ident::new("__perfbench_value", Span::mixed_site());
+    let take = quote! {
+        let #value = match ::core::iter::Iterator::nth(
+            &mut ::core::iter::IntoIterator::into_iter(#expr),
+            #index,
+        ) {
+            ::core::option::Option::Some(v) => v,
+            ::core::option::Option::None => ::core::panic!(
+                "perfbench: `args` of `{}` has no value #{}", #name, #index
+            ),
+        };
+    };
+    let call = match shape {
+        Shape::Arg(ty) => {
+            let assert_copy = quote_spanned!(ty.span()=> __perfbench_requires_copy(&#value););
+            quote! {
+                #[diagnostic::on_unimplemented(
+                    message = "a benchmark argument without a `&mut Bencher` must be `Copy`; `{Self}` is not"
+                )]
+                trait CopyArg {}
+                impl<T: ::core::marker::Copy> CopyArg for T {}
+                fn __perfbench_requires_copy<T: CopyArg>(_: &T) {}
+                #assert_copy
+                #bencher.iter(move || #ident(#krate::black_box(#value)))
+            }
+        }
+        // `classify` reported `args` without a parameter; nothing more to say here.
+        Shape::Plain | Shape::Bencher | Shape::BencherArg => quote!(#ident(#bencher, #value)),
+    };
+    quote! {
+        fn __perfbench_run(#bencher: &mut #krate::Bencher, #index: ::core::primitive::usize) {
+            #take
+            #call
         }
     }
 }

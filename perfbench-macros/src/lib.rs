@@ -113,6 +113,31 @@ mod signature;
 /// # }
 /// ```
 ///
+/// Any other expression that yields the values (a constant, a range, a function call: anything
+/// `IntoIterator`) is evaluated when the benchmarks are listed and again, outside the
+/// measurement, for each one; the ids show each value's `Display` (`sizes/8`, `sizes/64`, ...).
+///
+/// ```
+/// use perfbench::{perfbench, Bencher};
+///
+/// const SIZES: [usize; 3] = [8, 64, 512];
+///
+/// #[perfbench(args = SIZES)]
+/// fn sizes(b: &mut Bencher, n: usize) {
+///     let v = vec![1u8; n];
+///     b.iter(|| v.iter().map(|&x| x as u32).sum::<u32>());
+/// }
+///
+/// #[perfbench(args = (0..4).map(|k| 1u64 << (4 * k)))]
+/// fn powers(n: u64) -> u32 {
+///     n.count_ones()
+/// }
+/// # fn main() {
+/// #     let e = perfbench::__private::BENCHMARKS.iter().find(|e| e.name == "powers").unwrap();
+/// #     assert_eq!(e.arg_texts(), ["1", "16", "256", "4096"]);
+/// # }
+/// ```
+///
 /// ## `name`
 ///
 /// The benchmark's name (default: the function's name).

@@ -59,11 +59,15 @@
 //! ```
 //!
 //! ## `args`
-//! ```compile_fail
+//! `args = EXPR` (any expression but a literal list) names each benchmark by the value's
+//! `Display`:
+//! ```compile_fail,E0277
 //! use perfbench::{perfbench, Bencher};
 //!
-//! #[perfbench(args = 1..4)] // error: `args` takes a list of values
-//! fn f(b: &mut Bencher, n: u32) {}
+//! const PAIRS: [(u8, u8); 1] = [(1, 2)];
+//!
+//! #[perfbench(args = PAIRS)] // error[E0277]: the values of `args = EXPR` name the benchmarks through `Display`
+//! fn f(b: &mut Bencher, p: (u8, u8)) {}
 //! # fn main() {}
 //! ```
 //! ```compile_fail

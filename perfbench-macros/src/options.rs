@@ -32,8 +32,11 @@ pub(crate) const KNOWN: &[&str] = &[
 /// The checked options. `None` is "not given".
 #[derive(Default)]
 pub(crate) struct Options {
-    /// The `args = [...]` values.
+    /// The `args = [...]` values, written as a literal list.
     pub args: Option<Vec<Expr>>,
+    /// `args = EXPR` for any other expression (a constant, a range, a call): iterated at run
+    /// time, each value's `Display` in the id.
+    pub args_expr: Option<Expr>,
     /// The `args` key, when given (even with a bad value), for the signature checks.
     pub args_key: Option<Ident>,
     pub name: Option<LitStr>,
@@ -185,10 +188,8 @@ impl Options {
         match key {
             "args" => {
                 let Expr::Array(array) = value else {
-                    return Err(syn::Error::new_spanned(
-                        value,
-                        "`args` takes a list of values: `args = [1, 10, 100]`",
-                    ));
+                    self.args_expr = Some(value);
+                    return Ok(());
                 };
                 if array.elems.is_empty() {
                     return Err(syn::Error::new_spanned(

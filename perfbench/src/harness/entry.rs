@@ -60,12 +60,30 @@ pub struct Entry {
     /// `line!()` of the definition.
     pub line: u32,
     /// The `args = [...]` values as written (`stringify!`), one benchmark each; empty without
-    /// `args`.
+    /// `args` and with `args = EXPR`.
     pub args: &'static [&'static str],
+    /// With `args = EXPR` (not a literal list): the values' `Display`, computed at run time.
+    pub arg_names: Option<fn() -> Vec<String>>,
     /// The attribute's options.
     pub options: Options,
     /// Runs the benchmark for argument number `arg` (0 without `args`).
     pub run: fn(&mut Bencher, usize),
+}
+
+impl Entry {
+    /// The text of each argument (`args` as written, or each value of `args = EXPR` through its
+    /// `Display`); empty without `args`.
+    pub fn arg_texts(&self) -> Vec<String> {
+        match self.arg_names {
+            Some(names) => names(),
+            None => self.args.iter().map(|a| (*a).to_owned()).collect(),
+        }
+    }
+
+    /// Whether the function takes `args` (a literal list or an expression).
+    pub fn has_args(&self) -> bool {
+        !self.args.is_empty() || self.arg_names.is_some()
+    }
 }
 
 /// Every benchmark registered with `#[perfbench]` in the program.

@@ -65,7 +65,7 @@ pub fn planned(suite: &str) -> Vec<Planned> {
             .map(str::to_owned)
             .unwrap_or_else(|| default_group(e.module_path, suite));
         let base = format!("{group}/{}", e.name);
-        if e.args.is_empty() {
+        if !e.has_args() {
             out.push(Planned {
                 entry: e,
                 arg: 0,
@@ -74,13 +74,13 @@ pub fn planned(suite: &str) -> Vec<Planned> {
                 params: None,
             });
         } else {
-            for (i, a) in e.args.iter().enumerate() {
+            for (i, a) in e.arg_texts().into_iter().enumerate() {
                 out.push(Planned {
                     entry: e,
                     arg: i,
                     id: format!("{base}/{a}"),
                     group: group.clone(),
-                    params: Some((*a).to_owned()),
+                    params: Some(a),
                 });
             }
         }
