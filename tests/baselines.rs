@@ -38,6 +38,15 @@ fn tolerant(b: &mut Bencher) {
     pages(b);
 }
 
+/// Throughput set from the body, per argument.
+#[perfbench(args = [64, 4096], counters = ["wall-time"], throughput = elements(1), sample_size = 10, measurement_time = 0.05, warm_up_time = 0.01)]
+fn per_arg(b: &mut Bencher, n: u64) {
+    if n > 64 {
+        b.throughput(perfbench::Throughput::Bytes(n));
+    }
+    b.iter(|| std::hint::black_box(n).count_ones());
+}
+
 #[perfbench(counters = ["page-faults"], sample_size = 10, measurement_time = 0.05, warm_up_time = 0.01)]
 fn other(b: &mut Bencher) {
     b.iter(|| std::hint::black_box(7u64).pow(2));
@@ -255,6 +264,19 @@ fn baselines_save_compare_and_gate() {
     assert_eq!(
         ids(&["--exact", "baselines/other", "other"]),
         ["baselines/other"]
+    );
+
+    // `b.throughput(..)` wins over the attribute's, argument by argument.
+    assert_eq!(ids(&["per_arg"]).len(), 2);
+    let report = read(&json);
+    let t = |id: &str| report.bench(id).unwrap().throughput;
+    assert_eq!(
+        t("baselines/per_arg/64"),
+        Some(perfbench::Throughput::Elements(1))
+    );
+    assert_eq!(
+        t("baselines/per_arg/4096"),
+        Some(perfbench::Throughput::Bytes(4096))
     );
 
     let _ = std::fs::remove_dir_all(&out);

@@ -46,6 +46,7 @@ pub mod __private {
 pub use counters::{Counters, Source};
 pub use events::Event;
 pub use harness::Bencher;
+pub use model::Throughput;
 pub use perfbench_macros::perfbench;
 pub use std::hint::black_box;
 

@@ -8,12 +8,14 @@
 use std::hint::black_box;
 
 use super::sampler::{Body, Sampler};
+use crate::model::Throughput;
 
 /// Drives the code under measurement. A benchmark that takes `&mut Bencher` calls one of its
 /// `iter*` methods exactly once.
 pub struct Bencher {
     mode: Mode,
     calls: u32,
+    throughput: Option<Throughput>,
 }
 
 enum Mode {
@@ -39,6 +41,7 @@ impl Bencher {
         Bencher {
             mode: Mode::Smoke,
             calls: 0,
+            throughput: None,
         }
     }
 
@@ -46,7 +49,32 @@ impl Bencher {
         Bencher {
             mode: Mode::Measure(Box::new(sampler)),
             calls: 0,
+            throughput: None,
         }
+    }
+
+    /// Sets the work one iteration does, for the throughput figure, from the benchmark's body:
+    /// for a benchmark with `args`, each argument's own (criterion's `Throughput` per input).
+    /// It wins over the attribute's `throughput` option.
+    ///
+    /// ```
+    /// use perfbench::{perfbench, Bencher, Throughput};
+    ///
+    /// #[perfbench(args = [64, 65536])]
+    /// fn checksum(b: &mut Bencher, len: usize) {
+    ///     let data = vec![1u8; len];
+    ///     b.throughput(Throughput::Bytes(len as u64));
+    ///     b.iter(|| data.iter().map(|&x| u64::from(x)).sum::<u64>());
+    /// }
+    /// # fn main() {}
+    /// ```
+    pub fn throughput(&mut self, throughput: Throughput) {
+        self.throughput = Some(throughput);
+    }
+
+    /// What [`throughput`](Self::throughput) set, if anything.
+    pub(crate) fn throughput_set(&self) -> Option<Throughput> {
+        self.throughput
     }
 
     /// The sampler, with its results, after the benchmark ran.

@@ -621,6 +621,7 @@ fn measure_one(p: &Planned, events: &[Event], config: &Config, bar: &Progress) -
             ..bench_result(p, Outcome::Panicked)
         };
     }
+    let throughput = bencher.throughput_set().or(p.entry.options.throughput);
     let measured = match bencher.into_sampler().and_then(|mut s| s.take_result()) {
         None => {
             return failed(
@@ -647,6 +648,7 @@ fn measure_one(p: &Planned, events: &[Event], config: &Config, bar: &Progress) -
     Benchmark {
         counters,
         derived,
+        throughput,
         ..bench_result(p, Outcome::Measured)
     }
 }
