@@ -136,11 +136,12 @@ fn register(func: &ItemFn, options: &Options, shape: &Shape) -> TokenStream {
     let line = quote_spanned!(ident.span()=> ::core::line!());
     let file = quote_spanned!(ident.span()=> ::core::file!());
 
+    let per_arg = arg_throughput(func, shape, options);
     let run_body = match &options.args_expr {
-        Some(expr) => run_body_expr(func, shape, expr, &name, &krate),
-        None => run_body(func, shape, args, &name, &krate),
+        Some(expr) => run_body_expr(func, shape, expr, &name, &krate, per_arg.as_ref()),
+        None => run_body(func, shape, args, &name, &krate, per_arg.as_ref()),
     };
-    let entry_options = entry_options(options, &krate);
+    let entry_options = entry_options(options, &krate, per_arg.is_some());
 
     quote! {
         #func
@@ -181,6 +182,61 @@ fn arg_name(arg: &Expr) -> TokenStream {
     }
 }
 
+/// `throughput = bytes(EXPR)` whose EXPR names the function's argument (`bytes(len)`): the
+/// count is computed for each argument when it runs, with the parameter bound to a reference to
+/// the value, and set with `Bencher::throughput`.
+struct ArgThroughput {
+    param: Ident,
+    kind: Ident,
+    count: Expr,
+}
+
+/// The [`ArgThroughput`] of `func`, when its throughput count mentions its argument.
+fn arg_throughput(func: &ItemFn, shape: &Shape, options: &Options) -> Option<ArgThroughput> {
+    if !matches!(shape, Shape::Arg(_) | Shape::BencherArg) {
+        return None;
+    }
+    let (kind, count) = options.throughput.as_ref()?;
+    let syn::FnArg::Typed(arg) = func.sig.inputs.last()? else {
+        return None;
+    };
+    let syn::Pat::Ident(pat) = &*arg.pat else {
+        return None;
+    };
+    fn mentions(tokens: TokenStream, ident: &Ident) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == *ident,
+            proc_macro2::TokenTree::Group(g) => mentions(g.stream(), ident),
+            _ => false,
+        })
+    }
+    mentions(count.to_token_stream(), &pat.ident).then(|| ArgThroughput {
+        param: pat.ident.clone(),
+        kind: kind.clone(),
+        count: count.clone(),
+    })
+}
+
+/// Sets the throughput of argument `value` on `bencher`, for an [`ArgThroughput`].
+fn set_throughput(
+    per_arg: Option<&ArgThroughput>,
+    value: &Ident,
+    bencher: &Ident,
+    krate: &TokenStream,
+) -> TokenStream {
+    let Some(ArgThroughput { param, kind, count }) = per_arg else {
+        return quote!();
+    };
+    let count = quote_spanned!(count.span()=> #krate::__private::throughput_count(#count));
+    quote! {
+        {
+            #[allow(unused_variables)]
+            let #param = &#value;
+            #bencher.throughput(#krate::__private::Throughput::#kind(#count));
+        }
+    }
+}
+
 /// `fn __perfbench_run(bencher: &mut Bencher, arg: usize)`: calls the function for argument
 /// number `arg`.
 fn run_body(
@@ -189,6 +245,7 @@ fn run_body(
     args: &[Expr],
     name: &LitStr,
     krate: &TokenStream,
+    per_arg: Option<&ArgThroughput>,
 ) -> TokenStream {
     let ident = &func.sig.ident;
     // Mixed-site hygiene: the generated locals can't clash with names in the user's `args`.
@@ -210,6 +267,20 @@ fn run_body(
             let _ = #index;
             #ident(#bencher)
         },
+        Shape::BencherArg if per_arg.is_some() => {
+            let value = Ident::new("__perfbench_value", Span::mixed_site());
+            let set = set_throughput(per_arg, &value, &bencher, krate);
+            quote! {
+                match #index {
+                    #(#indices => {
+                        let #value = #args;
+                        #set
+                        #ident(#bencher, #value)
+                    })*
+                    #out_of_range
+                }
+            }
+        }
         Shape::BencherArg => quote! {
             match #index {
                 #(#indices => #ident(#bencher, #args),)*
@@ -223,6 +294,7 @@ fn run_body(
             // needn't be hygienic: only the value's own expression precedes it.)
             let value = Ident::new("__perfbench_value", ty.span());
             let assert_copy = quote_spanned!(ty.span()=> __perfbench_requires_copy(&#value););
+            let set = set_throughput(per_arg, &value, &bencher, krate);
             quote! {
                 #[diagnostic::on_unimplemented(
                     message = "a benchmark argument without a `&mut Bencher` must be `Copy`; `{Self}` is not"
@@ -234,6 +306,7 @@ fn run_body(
                     #(#indices => {
                         let #value = #args;
                         #assert_copy
+                        #set
                         #bencher.iter(move || #ident(#krate::black_box(#value)))
                     })*
                     #out_of_range
@@ -257,6 +330,7 @@ fn run_body_expr(
     expr: &Expr,
     name: &LitStr,
     krate: &TokenStream,
+    per_arg: Option<&ArgThroughput>,
 ) -> TokenStream {
     let ident = &func.sig.ident;
     let bencher = Ident::new("bencher", Span::mixed_site());
@@ -290,16 +364,19 @@ fn run_body_expr(
         // `classify` reported `args` without a parameter; nothing more to say here.
         Shape::Plain | Shape::Bencher | Shape::BencherArg => quote!(#ident(#bencher, #value)),
     };
+    let set = set_throughput(per_arg, &value, &bencher, krate);
     quote! {
         fn __perfbench_run(#bencher: &mut #krate::Bencher, #index: ::core::primitive::usize) {
             #take
+            #set
             #call
         }
     }
 }
 
 /// The `Options { .. }` value, with only the given fields spelled out.
-fn entry_options(options: &Options, krate: &TokenStream) -> TokenStream {
+/// `per_arg`: the throughput is set per argument at run time instead ([`ArgThroughput`]).
+fn entry_options(options: &Options, krate: &TokenStream, per_arg: bool) -> TokenStream {
     let some = |v: &dyn ToTokens| quote!(::core::option::Option::Some(#v));
     let mut fields = Vec::new();
     if let Some(counters) = &options.counters {
@@ -317,7 +394,7 @@ fn entry_options(options: &Options, krate: &TokenStream) -> TokenStream {
         let v = some(s);
         fields.push(quote!(measurement_time: #v));
     }
-    if let Some((kind, n)) = &options.throughput {
+    if let Some((kind, n)) = options.throughput.as_ref().filter(|_| !per_arg) {
         let v = some(&quote!(#krate::__private::Throughput::#kind(#n)));
         fields.push(quote!(throughput: #v));
     }

@@ -224,7 +224,21 @@ mod signature;
 /// ## `throughput`
 ///
 /// Work done per iteration, `bytes(N)` or `elements(N)` (N a `u64` constant), so that the
-/// report shows a rate (bytes/s, elements/s, and per counter) next to the time.
+/// report shows a rate (bytes/s, elements/s, and per counter) next to the time. With `args`,
+/// N may use the function's argument (`bytes(len)`, `elements(n * 2)`): it is computed for each
+/// argument, with the parameter bound to a reference to the value, and must be an unsigned
+/// integer. A body can also call [`Bencher::throughput`](../perfbench/struct.Bencher.html#method.throughput).
+///
+/// ```
+/// use perfbench::{perfbench, Bencher};
+///
+/// #[perfbench(args = [64, 65536], throughput = bytes(len))]
+/// fn search(b: &mut Bencher, len: usize) {
+///     let hay = vec![0u8; len];
+///     b.iter(|| hay.iter().position(|&x| x == 1));
+/// }
+/// # fn main() {}
+/// ```
 ///
 /// ```
 /// use perfbench::{perfbench, Bencher};

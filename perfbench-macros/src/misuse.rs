@@ -200,13 +200,23 @@
 //! fn f() {}
 //! # fn main() {}
 //! ```
-//! The count must be a constant (the registration is a `static`):
+//! A count that does not use the function's argument must be a constant (it is registered in a
+//! `static`):
 //! ```compile_fail,E0015
 //! use perfbench::perfbench;
 //!
 //! fn len() -> u64 { 4096 }
 //! #[perfbench(throughput = bytes(len()))] // error[E0015]: cannot call non-const function
 //! fn f() {}
+//! # fn main() {}
+//! ```
+//!
+//! A throughput count computed from the argument must be a whole number:
+//! ```compile_fail,E0277
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench(args = ["a", "bc"], throughput = bytes(s))] // error[E0277]: a throughput count is a whole number
+//! fn f(b: &mut Bencher, s: &str) {}
 //! # fn main() {}
 //! ```
 //!

@@ -86,6 +86,39 @@ impl Entry {
     }
 }
 
+/// A throughput count computed from a benchmark's argument (`throughput = bytes(len)`): any
+/// unsigned integer, or a reference to one (the macro binds the parameter to a reference).
+#[diagnostic::on_unimplemented(
+    message = "a throughput count is a whole number (`u64`, `usize`, ...), not `{Self}`",
+    label = "`bytes(N)` / `elements(N)` count"
+)]
+pub trait ThroughputCount {
+    /// The count as a `u64`.
+    fn count(self) -> u64;
+}
+
+macro_rules! throughput_counts {
+    ($($t:ty),*) => {$(
+        impl ThroughputCount for $t {
+            fn count(self) -> u64 {
+                self as u64
+            }
+        }
+        impl ThroughputCount for &$t {
+            fn count(self) -> u64 {
+                *self as u64
+            }
+        }
+    )*};
+}
+
+throughput_counts!(u8, u16, u32, u64, usize);
+
+/// What the macro's generated code calls: the count of `throughput = bytes(EXPR)`.
+pub fn throughput_count(n: impl ThroughputCount) -> u64 {
+    n.count()
+}
+
 /// Every benchmark registered with `#[perfbench]` in the program.
 #[linkme::distributed_slice]
 #[linkme(crate = crate::__private::linkme)]
