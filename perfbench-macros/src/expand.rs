@@ -237,6 +237,19 @@ fn set_throughput(
     }
 }
 
+/// The items behind `__perfbench_requires_copy(&value)`: an argument passed by value to each
+/// iteration must be `Copy`, said with our message where the call is spanned.
+fn copy_check() -> TokenStream {
+    quote! {
+        #[diagnostic::on_unimplemented(
+            message = "a benchmark argument without a `&mut Bencher` must be `Copy`; `{Self}` is not"
+        )]
+        trait CopyArg {}
+        impl<T: ::core::marker::Copy> CopyArg for T {}
+        fn __perfbench_requires_copy<T: CopyArg>(_: &T) {}
+    }
+}
+
 /// `fn __perfbench_run(bencher: &mut Bencher, arg: usize)`: calls the function for argument
 /// number `arg`.
 fn run_body(
@@ -295,13 +308,9 @@ fn run_body(
             let value = Ident::new("__perfbench_value", ty.span());
             let assert_copy = quote_spanned!(ty.span()=> __perfbench_requires_copy(&#value););
             let set = set_throughput(per_arg, &value, &bencher, krate);
+            let copy_check = copy_check();
             quote! {
-                #[diagnostic::on_unimplemented(
-                    message = "a benchmark argument without a `&mut Bencher` must be `Copy`; `{Self}` is not"
-                )]
-                trait CopyArg {}
-                impl<T: ::core::marker::Copy> CopyArg for T {}
-                fn __perfbench_requires_copy<T: CopyArg>(_: &T) {}
+                #copy_check
                 match #index {
                     #(#indices => {
                         let #value = #args;
@@ -350,13 +359,9 @@ fn run_body_expr(
     let call = match shape {
         Shape::Arg(ty) => {
             let assert_copy = quote_spanned!(ty.span()=> __perfbench_requires_copy(&#value););
+            let copy_check = copy_check();
             quote! {
-                #[diagnostic::on_unimplemented(
-                    message = "a benchmark argument without a `&mut Bencher` must be `Copy`; `{Self}` is not"
-                )]
-                trait CopyArg {}
-                impl<T: ::core::marker::Copy> CopyArg for T {}
-                fn __perfbench_requires_copy<T: CopyArg>(_: &T) {}
+                #copy_check
                 #assert_copy
                 #bencher.iter(move || #ident(#krate::black_box(#value)))
             }
