@@ -44,6 +44,7 @@ fn counter(name: &str, unit: &str, values: Vec<f64>) -> CounterResult {
         multiplexed: false,
         estimate: estimate(&values, None, &cfg),
         iterations: vec![1000; values.len()],
+        rounds: vec![],
         per_iteration: values,
         overhead: 0.0,
         change: None,

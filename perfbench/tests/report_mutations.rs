@@ -65,6 +65,7 @@ fn realistic_report() -> Report {
             source,
             multiplexed: name == "cycles",
             estimate: estimate(&values, Some(&iterations), &cfg),
+            rounds: vec![4, 4],
             per_iteration: values,
             iterations,
             overhead: 41.5,
@@ -106,6 +107,7 @@ fn realistic_report() -> Report {
                 multiplexed: false,
                 per_iteration: vec![],
                 iterations: vec![],
+                rounds: vec![],
                 overhead: f64::NAN,
                 estimate: None,
                 change: None,
@@ -162,6 +164,7 @@ fn realistic_report() -> Report {
             counters: vec!["wall-time".into(), "instructions".into()],
             confidence: 0.95,
             resamples: 50,
+            rounds: 2,
         },
         vec![fib, sum, boom, failed],
     )

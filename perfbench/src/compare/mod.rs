@@ -37,7 +37,9 @@ pub struct Settings {
     /// for exact counts, 10% for cycles and misses, 25% for time on a shared machine).
     pub noise_threshold: Option<f64>,
     /// Per-counter thresholds by counter name, which win over `noise_threshold`. The last
-    /// entry for a name wins.
+    /// entry for a name wins. A threshold given either way is the whole rule for its counter:
+    /// the one-count-per-iteration step of exact counters ([`CompareConfig::min_step`]) no
+    /// longer applies.
     pub thresholds: Vec<(String, f64)>,
 }
 
@@ -51,9 +53,13 @@ impl Settings {
             .filter(|_| kind != stats::CounterKind::Environment)
         {
             cfg.threshold = t;
+            cfg.samples_threshold = t;
+            cfg.min_step = f64::INFINITY;
         }
         if let Some((_, t)) = self.thresholds.iter().rev().find(|(n, _)| n == name) {
             cfg.threshold = *t;
+            cfg.samples_threshold = *t;
+            cfg.min_step = f64::INFINITY;
         }
         cfg
     }
@@ -580,9 +586,9 @@ pub fn counter_change(
         Err("no finite sample on one side".to_owned())
     } else {
         let cfg = settings.config_for(&new.name);
-        Ok(stats::compare(
-            &base.per_iteration,
-            &new.per_iteration,
+        Ok(stats::compare_rounds(
+            &base.round_values(),
+            &new.round_values(),
             &cfg,
         ))
     }

@@ -45,9 +45,9 @@ impl Bencher {
         }
     }
 
-    pub(crate) fn measuring(sampler: Sampler) -> Bencher {
+    pub(crate) fn measuring(sampler: Box<Sampler>) -> Bencher {
         Bencher {
-            mode: Mode::Measure(Box::new(sampler)),
+            mode: Mode::Measure(sampler),
             calls: 0,
             throughput: None,
         }

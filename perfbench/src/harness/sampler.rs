@@ -7,15 +7,22 @@
 //! 2. **Plan**: `sample_size` samples share the measurement time (divided among passes).
 //!    Flat sampling gives every sample the same `n` iterations; linear sampling gives sample `i`
 //!    `(i + 1) * d` iterations.
-//! 3. **Passes**: one per hardware counter group (counters the PMU cannot hold at once are
+//! 3. **Rounds**: the plan's samples are taken in [`Plan::rounds`] rounds; the runner calls the
+//!    benchmark function once per round, interleaving the rounds of all benchmarks over the
+//!    run, so each benchmark is measured in several stretches of the run and with fresh setup
+//!    (fresh allocations). Round `r` takes the plan's samples `r, r + R, r + 2R, ...`, after a
+//!    short warm-up (a `1/R` share of the warm-up time); the first round's warm-up fixes the
+//!    plan for all. The spread between rounds is what [`crate::stats::compare_rounds`] holds a
+//!    change against.
+//! 4. **Passes**: one per hardware counter group (counters the PMU cannot hold at once are
 //!    measured in separate passes) and one for all software counters together; `wall-time` is
 //!    measured in the first pass ([`Counters::passes`]).
-//! 4. **Calibration**: before each sample of a pass (and a few times up front), the *same*
+//! 5. **Calibration**: before each sample of a pass (and a few times up front), the *same*
 //!    bracket runs with an empty body and the same iteration count; the median of those
 //!    readings (a least-squares line in the iteration count, for linear sampling) is each
 //!    counter's overhead and is subtracted from every sample. The loop, the reads and the clock are therefore
 //!    cancelled, and an empty benchmark reads ~0 of everything.
-//! 5. **Samples**: `(delta - overhead) / n` per counter, scaled by `enabled / running` when the
+//! 6. **Samples**: `(delta - overhead) / n` per counter, scaled by `enabled / running` when the
 //!    group was multiplexed (and flagged).
 
 use std::fmt;
@@ -34,6 +41,15 @@ pub struct Plan {
     pub measurement_ns: u64,
     /// Linear sampling (`(i + 1) * d` iterations) instead of flat.
     pub linear: bool,
+    /// Rounds the samples are split into (at least 1; at most `sample_size`).
+    pub rounds: u32,
+}
+
+impl Plan {
+    /// The rounds this plan really has: [`Plan::rounds`], at least 1, at most one per sample.
+    pub fn round_count(&self) -> u32 {
+        self.rounds.clamp(1, self.sample_size.max(2))
+    }
 }
 
 /// Calibration readings per pass, at least.
@@ -199,13 +215,17 @@ pub(crate) trait Body {
 /// Where a measurement is, for progress displays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
+    /// The current round (0-based).
+    pub round: u32,
+    /// Rounds in all.
+    pub rounds: u32,
     /// The current pass (0-based).
     pub pass: usize,
     /// Passes in all.
     pub passes: usize,
-    /// Samples taken in this pass.
+    /// Samples taken in this pass, this round.
     pub sample: usize,
-    /// Samples per pass.
+    /// Samples per pass, this round.
     pub samples: usize,
 }
 
@@ -213,11 +233,22 @@ pub struct Progress {
 /// computed).
 pub(crate) type Measured = Vec<CounterResult>;
 
-/// Runs the plan for one benchmark.
+/// Runs the plan for one benchmark, one round at a time: the runner gives the sampler to a
+/// [`Bencher`](super::Bencher) for each round ([`Sampler::next_round`] in between), and takes
+/// the samples of every round at the end ([`Sampler::into_measured`]).
 pub struct Sampler {
     counters: Counters,
     plan: Plan,
-    result: Option<Result<Measured, String>>,
+    /// The current round (0-based).
+    round: u32,
+    /// Iterations per sample of the whole plan, fixed by the first round's warm-up.
+    iterations: Option<Vec<u64>>,
+    /// The samples of the rounds so far, counters in the order requested.
+    measured: Option<Measured>,
+    /// Whether the benchmark called an `iter*` method in this round.
+    called: bool,
+    /// The first thing that went wrong.
+    error: Option<String>,
     /// Called as each pass starts and after each sample.
     on_progress: Option<Box<dyn FnMut(Progress)>>,
     /// Called with a line for the user (a plan that cannot keep to the measurement time).
@@ -228,6 +259,7 @@ impl fmt::Debug for Sampler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sampler")
             .field("plan", &self.plan)
+            .field("round", &self.round)
             .finish_non_exhaustive()
     }
 }
@@ -237,7 +269,11 @@ impl Sampler {
         Sampler {
             counters,
             plan,
-            result: None,
+            round: 0,
+            iterations: None,
+            measured: None,
+            called: false,
+            error: None,
             on_progress: None,
             on_note: None,
         }
@@ -251,19 +287,77 @@ impl Sampler {
         self.on_note = Some(Box::new(f));
     }
 
-    /// The result: `None` when the benchmark never called an `iter*` method.
-    pub(crate) fn take_result(&mut self) -> Option<Result<Measured, String>> {
-        self.result.take()
+    /// How this round went: `Ok(true)` when the benchmark measured in it, `Ok(false)` when it
+    /// never called an `iter*` method, `Err` with what went wrong.
+    pub(crate) fn round_result(&self) -> Result<bool, String> {
+        match &self.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(self.called),
+        }
+    }
+
+    /// Moves on to the next round, with the counters opened for it (each round opens its own,
+    /// so a suite of many benchmarks never holds the descriptors of all of them).
+    pub(crate) fn next_round(&mut self, counters: Counters) {
+        self.counters = counters;
+        self.round += 1;
+        self.called = false;
+    }
+
+    /// The samples of every round: each counter's `per_iteration` and `iterations` in the
+    /// order they were taken, and `rounds` with the samples per round. `None` when nothing was
+    /// measured.
+    pub(crate) fn into_measured(self) -> Option<Measured> {
+        self.measured
     }
 
     pub(crate) fn run(&mut self, body: &mut dyn Body, empty: &mut dyn Body) {
-        if self.result.is_some() {
-            self.result = Some(Err(
-                "the benchmark called Bencher::iter* more than once; call exactly one".to_owned(),
-            ));
+        if self.error.is_some() {
             return;
         }
-        self.result = Some(self.measure(body, empty).map_err(|e| e.to_string()));
+        if self.called {
+            self.error = Some(
+                "the benchmark called Bencher::iter* more than once; call exactly one".to_owned(),
+            );
+            return;
+        }
+        self.called = true;
+        match self.measure(body, empty) {
+            Ok(round) => {
+                if let Err(e) = self.merge(round) {
+                    self.error = Some(e);
+                }
+            }
+            Err(e) => self.error = Some(e.to_string()),
+        }
+    }
+
+    /// Adds one round's samples to those of the earlier rounds.
+    fn merge(&mut self, round: Measured) -> Result<(), String> {
+        let Some(all) = self.measured.as_mut() else {
+            let mut round = round;
+            for c in &mut round {
+                c.rounds = vec![c.per_iteration.len() as u32];
+            }
+            self.measured = Some(round);
+            return Ok(());
+        };
+        let names = |m: &Measured| m.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+        if names(all) != names(&round) {
+            return Err(format!(
+                "round {} measured other counters ({}) than the first ({})",
+                self.round + 1,
+                names(&round).join(", "),
+                names(all).join(", ")
+            ));
+        }
+        for (c, r) in all.iter_mut().zip(round) {
+            c.rounds.push(r.per_iteration.len() as u32);
+            c.per_iteration.extend(r.per_iteration);
+            c.iterations.extend(r.iterations);
+            c.multiplexed |= r.multiplexed;
+        }
+        Ok(())
     }
 
     fn measure(
@@ -271,19 +365,41 @@ impl Sampler {
         body: &mut dyn Body,
         empty: &mut dyn Body,
     ) -> Result<Measured, CounterError> {
-        let ns_per_iter = warm_up(body, self.plan.warm_up_ns);
+        let rounds = self.plan.round_count();
         let passes = self.counters.passes();
-        let iterations = plan_iterations(&self.plan, ns_per_iter, passes.len());
-        if let Some(note) = overrun_note(&self.plan, &iterations, ns_per_iter, passes.len()) {
-            if let Some(f) = self.on_note.as_mut() {
-                f(note);
+        let all = match &self.iterations {
+            Some(all) => {
+                // Warm the caches and predictors again after the other benchmarks' rounds.
+                warm_up(body, self.plan.warm_up_ns / u64::from(rounds));
+                all.clone()
             }
-        }
+            None => {
+                let ns_per_iter = warm_up(body, self.plan.warm_up_ns);
+                let all = plan_iterations(&self.plan, ns_per_iter, passes.len());
+                if let Some(note) = overrun_note(&self.plan, &all, ns_per_iter, passes.len()) {
+                    if let Some(f) = self.on_note.as_mut() {
+                        f(note);
+                    }
+                }
+                self.iterations = Some(all.clone());
+                all
+            }
+        };
+        // This round's share of the plan: samples r, r + R, r + 2R, ...
+        let iterations: Vec<u64> = all
+            .iter()
+            .skip(self.round as usize)
+            .step_by(rounds as usize)
+            .copied()
+            .collect();
+        let round = self.round;
         let mut out: Vec<CounterResult> = Vec::new();
         for (index, pass) in passes.iter().enumerate() {
             let mut report = |sample: usize| {
                 if let Some(f) = self.on_progress.as_mut() {
                     f(Progress {
+                        round,
+                        rounds,
                         pass: index,
                         passes: passes.len(),
                         sample,
@@ -324,6 +440,7 @@ impl Sampler {
                     multiplexed: multiplexed[c],
                     per_iteration: values.iter().map(|v| v[c]).collect(),
                     iterations: iterations.clone(),
+                    rounds: Vec::new(),
                     overhead: overheads[c],
                     estimate: None,
                     change: None,
@@ -525,6 +642,7 @@ mod tests {
             warm_up_ns: 1_000_000,
             measurement_ns: 1_000_000_000,
             linear,
+            rounds: 1,
         }
     }
 

@@ -21,6 +21,7 @@ pub(crate) fn synthetic_report() -> Report {
             source,
             multiplexed: name == "cycles",
             estimate: stats::estimate(&values, Some(&iterations), &cfg),
+            rounds: vec![10, 10],
             per_iteration: values,
             iterations,
             overhead: 41.0,
@@ -52,6 +53,7 @@ pub(crate) fn synthetic_report() -> Report {
                 multiplexed: false,
                 per_iteration: vec![],
                 iterations: vec![],
+                rounds: vec![],
                 overhead: f64::NAN,
                 estimate: None,
                 change: None,
@@ -110,6 +112,7 @@ pub(crate) fn synthetic_report() -> Report {
                 counters: vec!["wall-time".into(), "instructions".into()],
                 confidence: 0.95,
                 resamples: 100,
+                rounds: 2,
             },
             vec![fib, sum, boom, failed],
         )

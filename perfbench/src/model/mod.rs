@@ -219,6 +219,14 @@ pub struct Config {
     pub confidence: f64,
     /// Bootstrap resamples.
     pub resamples: usize,
+    /// Rounds each benchmark's samples were split into (1 in reports written before rounds
+    /// existed).
+    #[serde(default = "one_round")]
+    pub rounds: u32,
+}
+
+fn one_round() -> u32 {
+    1
 }
 
 impl Default for Config {
@@ -232,6 +240,7 @@ impl Default for Config {
             counters: Vec::new(),
             confidence: crate::stats::DEFAULT_CONFIDENCE,
             resamples: crate::stats::DEFAULT_RESAMPLES,
+            rounds: 1,
         }
     }
 }
@@ -350,6 +359,11 @@ pub struct CounterResult {
     pub per_iteration: Vec<f64>,
     /// Iterations in each sample.
     pub iterations: Vec<u64>,
+    /// Samples per round, in the order taken: `[10, 10, ...]` means samples 0-9 came from the
+    /// first round, 10-19 from the second, and so on ([`CounterResult::rounds`] splits them).
+    /// Empty (in reports written before rounds existed) means one round of every sample.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<u32>,
     /// The bracket overhead that was subtracted, per sample (not per iteration).
     #[serde(default = "nullable::nan", with = "nullable")]
     #[cfg_attr(test, schemars(with = "Option<f64>"))]
@@ -359,6 +373,27 @@ pub struct CounterResult {
     /// How the counter changed since a baseline, when the run was compared with one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<Change>,
+}
+
+impl CounterResult {
+    /// `per_iteration` split into its rounds, in the order taken. One slice of every sample
+    /// when `rounds` is empty, or when its sizes do not add up to the samples (a hand-edited
+    /// document): the samples are then treated as one round.
+    pub fn round_values(&self) -> Vec<&[f64]> {
+        let total: u64 = self.rounds.iter().map(|&n| u64::from(n)).sum();
+        if self.rounds.is_empty() || total != self.per_iteration.len() as u64 {
+            return vec![&self.per_iteration];
+        }
+        let mut rest = self.per_iteration.as_slice();
+        self.rounds
+            .iter()
+            .map(|&n| {
+                let (head, tail) = rest.split_at(n as usize);
+                rest = tail;
+                head
+            })
+            .collect()
+    }
 }
 
 /// A metric computed from other counters (e.g. `ipc` = instructions / cycles). Its name is its

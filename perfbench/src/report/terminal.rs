@@ -807,6 +807,7 @@ mod tests {
                 multiplexed: false,
                 per_iteration: vec![],
                 iterations: vec![],
+                rounds: vec![],
                 overhead: 0.0,
                 estimate: None,
                 change: None,

@@ -28,6 +28,8 @@ pub struct Args {
     pub quick: bool,
     /// `--sample-size N`.
     pub sample_size: Option<u32>,
+    /// `--rounds N`.
+    pub rounds: Option<u32>,
     /// `--warm-up-time S`.
     pub warm_up_time: Option<f64>,
     /// `--measurement-time S`.
@@ -80,6 +82,11 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     ("json", "PATH", "Also write the JSON report to PATH"),
     ("quick", "", "Short warm-up and measurement, fewer samples"),
     ("sample-size", "N", "Samples per benchmark (2 to 100000)"),
+    (
+        "rounds",
+        "N",
+        "Rounds the samples are split into, interleaved over the run (1 to 1000; default 10, 5 with --quick)",
+    ),
     ("warm-up-time", "SECONDS", "Warm-up time per benchmark"),
     (
         "measurement-time",
@@ -279,6 +286,14 @@ fn parse_sample_size(s: &str) -> Result<u32, String> {
     }
 }
 
+fn parse_rounds(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("`{s}` is out of range (1 to 1000 rounds)")),
+        Err(_) => Err(format!("`{s}` is not a number of rounds")),
+    }
+}
+
 /// The next argument, as an option's value in UTF-8.
 fn text(parser: &mut lexopt::Parser) -> Result<String, CliError> {
     use lexopt::ValueExt;
@@ -302,6 +317,7 @@ where
         json: None,
         quick: false,
         sample_size: None,
+        rounds: None,
         warm_up_time: None,
         measurement_time: None,
         linear: false,
@@ -358,6 +374,7 @@ where
             "sample-size" => {
                 a.sample_size = Some(parse_sample_size(&text(&mut parser)?).map_err(bad)?)
             }
+            "rounds" => a.rounds = Some(parse_rounds(&text(&mut parser)?).map_err(bad)?),
             "warm-up-time" => {
                 a.warm_up_time = Some(parse_seconds(&text(&mut parser)?).map_err(bad)?)
             }
@@ -477,6 +494,12 @@ mod tests {
         let e = p(&["--frobnicate"]).unwrap_err();
         assert!(e.to_string().contains("--frobnicate"), "{e}");
         assert!(p(&["--sample-size", "1"]).is_err());
+        assert_eq!(p(&["--rounds", "3"]).unwrap().rounds, Some(3));
+        assert_eq!(p(&["--rounds=1"]).unwrap().rounds, Some(1));
+        for bad in ["0", "1001", "x"] {
+            let e = p(&["--rounds", bad]).unwrap_err().to_string();
+            assert!(e.contains("rounds"), "{e}");
+        }
         let e = p(&["--warm-up-time", "soon"]).unwrap_err();
         assert!(e.to_string().contains("soon"));
         assert!(p(&["--measurement-time", "-1"]).is_err());

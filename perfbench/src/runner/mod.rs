@@ -21,12 +21,21 @@ use crate::harness::affinity;
 use crate::harness::bencher::Bencher;
 use crate::harness::entry::{self, Entry};
 use crate::harness::sampler::{Plan, Sampler};
-use crate::model::{self, Benchmark, Config, CounterResult, Derived, Outcome, Report, Sampling};
+use crate::model::{
+    self, Benchmark, Config, CounterResult, Derived, Outcome, Report, Sampling, Throughput,
+};
 use crate::report;
 use crate::stats::{self, StatsConfig};
 use crate::sys;
 use cli::{Args, Format};
 use progress::Progress;
+
+/// Rounds per benchmark by default (`--rounds`): enough round figures for the comparison to
+/// see the spread between stretches of the run (see [`crate::stats::compare_rounds`]).
+pub const DEFAULT_ROUNDS: u32 = 10;
+
+/// Rounds per benchmark with `--quick`.
+pub const QUICK_ROUNDS: u32 = 5;
 
 /// Counters measured by default where a CPU PMU exists.
 pub const DEFAULT_HARDWARE: &[&str] = &[
@@ -238,53 +247,53 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         color: report::terminal::color_wanted(),
     };
     let mut reporter = report::terminal::TerminalReporter::new(style);
-    let mut results = Vec::new();
-    let bar = Progress::new(chosen.len() as u64);
+    let linear = config.sampling == Sampling::Linear;
+    let mut flights: Vec<InFlight<'_>> = chosen
+        .iter()
+        .map(|p| InFlight::new(p, cli_events.as_ref(), &defaults, &sysfs, &config))
+        .collect();
+    let bar = Progress::new(flights.iter().map(|f| u64::from(f.rounds)).sum());
     // Where the thread may run now; the runner pins it per benchmark on hybrid machines and
     // puts it back afterwards (see `affinity`).
     let allowed = sys::thread_affinity().ok();
     let mut notes: Vec<String> = Vec::new();
-    for p in &chosen {
-        let events = match (&cli_events, p.entry.options.counters) {
-            (Some(ev), _) => ev.clone(),
-            (None, Some(names)) => match names
-                .iter()
-                .map(|n| events::parse(n, &sysfs))
-                .collect::<Result<Vec<_>, _>>()
-            {
-                Ok(ev) => ev,
-                Err(e) => {
-                    let r = failed(p, format!("counters option: {e}"));
-                    bar.suspend(|| print!("{}", reporter.bench_done(&r)));
-                    results.push(r);
-                    continue;
-                }
-            },
-            (None, None) => defaults.clone(),
-        };
-        bar.set_message(p.id.clone());
-        let r = measure_pinned(
-            p,
-            &events,
-            &sysfs,
-            allowed.as_deref(),
-            &config,
-            &bar,
-            &mut notes,
-        );
-        let r = match &reference {
-            Some((_, base)) => with_changes(r, base, &thresholds(p, args)),
-            None => r,
-        };
-        bar.inc();
+    let mut print = |r: &Benchmark, bar: &Progress| {
         if args.format != Format::Json {
             bar.suspend(|| {
-                print!("{}", reporter.bench_done(&r));
+                print!("{}", reporter.bench_done(r));
                 let _ = std::io::stdout().flush();
             });
         }
-        results.push(r);
+    };
+    // Round r of every benchmark, then round r + 1: each benchmark is measured in stretches
+    // spread over the whole run (see `harness::sampler`). A benchmark is printed, and compared,
+    // as soon as it has its result: after its last round, or when it fails or panics.
+    let max_rounds = flights.iter().map(|f| f.rounds).max().unwrap_or(0);
+    for round in 0..max_rounds {
+        for f in flights.iter_mut() {
+            if f.printed || round >= f.rounds {
+                continue;
+            }
+            if f.done.is_none() {
+                measure_round(f, &sysfs, allowed.as_deref(), &bar, &mut notes);
+                if f.done.is_none() && round + 1 == f.rounds {
+                    f.finish(linear);
+                }
+            }
+            let Some(r) = f.done.as_mut() else {
+                bar.advance(1);
+                continue;
+            };
+            if let Some((_, base)) = &reference {
+                add_changes(r, base, &thresholds(f.p, args));
+            }
+            print(r, &bar);
+            f.printed = true;
+            // This round and the ones it no longer needs.
+            bar.advance(u64::from(f.rounds - round));
+        }
     }
+    let results: Vec<Benchmark> = flights.into_iter().filter_map(|f| f.done).collect();
     bar.finish_and_clear();
     let mut suite_result = Report::new(suite, machine_info(machine, &results), config, results);
     suite_result.baseline = reference.map(|(name, base)| model::BaselineRef {
@@ -405,28 +414,23 @@ fn thresholds(p: &Planned, args: &Args) -> crate::compare::Settings {
     settings
 }
 
-/// `bench` with each counter's change since the same benchmark's counter in `base`, where both
-/// were measured.
-fn with_changes(
-    mut bench: Benchmark,
-    base: &Report,
-    settings: &crate::compare::Settings,
-) -> Benchmark {
+/// Adds to `bench` each counter's change since the same benchmark's counter in `base`, where
+/// both were measured.
+fn add_changes(bench: &mut Benchmark, base: &Report, settings: &crate::compare::Settings) {
     let Some(old) = base
         .bench(&bench.id)
         .filter(|b| b.outcome == Outcome::Measured)
     else {
-        return bench;
+        return;
     };
     if bench.outcome != Outcome::Measured {
-        return bench;
+        return;
     }
     for c in &mut bench.counters {
         if let Some(o) = old.counter(&c.name) {
             c.change = crate::compare::counter_change(o, c, settings).ok();
         }
     }
-    bench
 }
 
 fn run_config(args: &Args, events: &[Event]) -> Config {
@@ -447,6 +451,11 @@ fn run_config(args: &Args, events: &[Event]) -> Config {
         counters: events.iter().map(|e| e.name.clone()).collect(),
         confidence: stats::DEFAULT_CONFIDENCE,
         resamples: stats::DEFAULT_RESAMPLES,
+        rounds: args.rounds.unwrap_or(if args.quick {
+            QUICK_ROUNDS
+        } else {
+            DEFAULT_ROUNDS
+        }),
     }
 }
 
@@ -530,21 +539,113 @@ fn open_available(
     }
 }
 
-/// [`measure_one`] on the CPUs whose PMU serves the events (see [`affinity`]), then back
-/// where the thread may run. Each note is shown once per run (`shown`).
-fn measure_pinned(
-    p: &Planned,
-    events: &[Event],
+/// A benchmark between its rounds.
+struct InFlight<'a> {
+    p: &'a Planned,
+    events: Vec<Event>,
+    plan: Plan,
+    /// Rounds it takes ([`Plan::round_count`]).
+    rounds: u32,
+    /// Its samples so far (`None` before the first round).
+    sampler: Option<Box<Sampler>>,
+    /// What its body set with `Bencher::throughput`, last round's.
+    throughput: Option<Throughput>,
+    /// Its result, once it has one: measured after its last round, or failed or panicked.
+    done: Option<Benchmark>,
+    /// Whether the result was printed (and compared).
+    printed: bool,
+}
+
+impl<'a> InFlight<'a> {
+    fn new(
+        p: &'a Planned,
+        cli_events: Option<&Vec<Event>>,
+        defaults: &[Event],
+        sysfs: &Sysfs,
+        config: &Config,
+    ) -> InFlight<'a> {
+        let o = &p.entry.options;
+        let plan = Plan {
+            sample_size: o.sample_size.unwrap_or(config.sample_size),
+            warm_up_ns: secs_to_ns(o.warm_up_time.unwrap_or(config.warm_up_time)),
+            measurement_ns: secs_to_ns(o.measurement_time.unwrap_or(config.measurement_time)),
+            linear: config.sampling == Sampling::Linear,
+            rounds: config.rounds,
+        };
+        let events = match (cli_events, o.counters) {
+            (Some(ev), _) => Ok(ev.clone()),
+            (None, Some(names)) => names
+                .iter()
+                .map(|n| events::parse(n, sysfs))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("counters option: {e}")),
+            (None, None) => Ok(defaults.to_vec()),
+        };
+        let (events, done) = match events {
+            Ok(ev) => (ev, None),
+            Err(e) => (Vec::new(), Some(failed(p, e))),
+        };
+        InFlight {
+            p,
+            events,
+            rounds: plan.round_count(),
+            plan,
+            sampler: None,
+            throughput: None,
+            done,
+            printed: false,
+        }
+    }
+
+    /// The result after the last round: estimates of every counter and the derived metrics.
+    fn finish(&mut self, linear: bool) {
+        let p = self.p;
+        let measured = match self.sampler.take().and_then(|s| s.into_measured()) {
+            Some(m) => m,
+            None => {
+                self.done = Some(failed(p, NEVER_CALLED.to_owned()));
+                return;
+            }
+        };
+        let cfg = StatsConfig::default();
+        let counters: Vec<CounterResult> = measured
+            .into_iter()
+            .map(|c| CounterResult {
+                estimate: stats::estimate(
+                    &c.per_iteration,
+                    linear.then_some(c.iterations.as_slice()),
+                    &cfg,
+                ),
+                ..c
+            })
+            .collect();
+        let derived = derived_metrics(&counters, &cfg);
+        self.done = Some(Benchmark {
+            counters,
+            derived,
+            throughput: self.throughput.or(p.entry.options.throughput),
+            ..bench_result(p, Outcome::Measured)
+        });
+    }
+}
+
+const NEVER_CALLED: &str = "the benchmark never called Bencher::iter, iter_batched or iter_custom";
+
+/// One round of a benchmark ([`measure_once`]) on the CPUs whose PMU serves the events (see
+/// [`affinity`]), then back where the thread may run. Each note is shown once per run
+/// (`shown`).
+fn measure_round(
+    f: &mut InFlight<'_>,
     sysfs: &Sysfs,
     allowed: Option<&[u32]>,
-    config: &Config,
     bar: &Progress,
     shown: &mut Vec<String>,
-) -> Benchmark {
+) {
     let Some(allowed) = allowed else {
-        return measure_one(p, events, config, bar);
+        let events = f.events.clone();
+        return measure_once(f, &events, bar);
     };
-    let pinning = affinity::plan(events, sysfs, allowed);
+    let pinning = affinity::plan(&f.events, sysfs, allowed);
     let mut note = pinning.note.clone();
     let mut pinned = false;
     if let Some(cpus) = &pinning.cpus {
@@ -564,92 +665,86 @@ fn measure_pinned(
         bar.suspend(|| eprintln!("note: {note}"));
         shown.push(note);
     }
-    let r = measure_one(p, &pinning.events, config, bar);
+    measure_once(f, &pinning.events, bar);
     if pinned {
         // Failing to widen the mask again only leaves the thread on the core type the
         // counters need; nothing to report.
         let _ = sys::set_thread_affinity(allowed);
     }
-    r
 }
 
-fn measure_one(p: &Planned, events: &[Event], config: &Config, bar: &Progress) -> Benchmark {
+/// Opens the counters and runs the benchmark function once: one round of its samples.
+/// Sets `f.done` when it fails or panics.
+fn measure_once(f: &mut InFlight<'_>, events: &[Event], bar: &Progress) {
+    let p = f.p;
     let (counters, dropped) = match open_available(events) {
         Ok(x) => x,
-        Err(e) => return failed(p, e.to_string()),
+        Err(e) => {
+            f.done = Some(failed(p, e.to_string()));
+            return;
+        }
     };
-    if !dropped.is_empty() {
-        let reason = match &dropped[0].1 {
-            CounterError::Open { explanation, .. } => explanation.reason.clone(),
-            other => other.to_string(),
-        };
-        bar.suspend(|| {
-            eprintln!(
-                "note: {}: not measuring {} here: {reason}",
-                p.id,
-                dropped_names(&dropped)
-            )
-        });
-    }
-    let o = &p.entry.options;
-    let plan = Plan {
-        sample_size: o.sample_size.unwrap_or(config.sample_size),
-        warm_up_ns: secs_to_ns(o.warm_up_time.unwrap_or(config.warm_up_time)),
-        measurement_ns: secs_to_ns(o.measurement_time.unwrap_or(config.measurement_time)),
-        linear: config.sampling == Sampling::Linear,
+    let sampler = match f.sampler.take() {
+        Some(mut s) => {
+            s.next_round(counters);
+            s
+        }
+        None => {
+            if !dropped.is_empty() {
+                let reason = match &dropped[0].1 {
+                    CounterError::Open { explanation, .. } => explanation.reason.clone(),
+                    other => other.to_string(),
+                };
+                bar.suspend(|| {
+                    eprintln!(
+                        "note: {}: not measuring {} here: {reason}",
+                        p.id,
+                        dropped_names(&dropped)
+                    )
+                });
+            }
+            let mut s = Box::new(Sampler::new(counters, f.plan.clone()));
+            let (id, progress) = (p.id.clone(), bar.clone());
+            s.on_progress(move |at| {
+                let round = if at.rounds > 1 {
+                    format!(" round {}/{}", at.round + 1, at.rounds)
+                } else {
+                    String::new()
+                };
+                let pass = if at.passes > 1 {
+                    format!(" pass {}/{}", at.pass + 1, at.passes)
+                } else {
+                    String::new()
+                };
+                progress.set_message(format!(
+                    "{id}{round}{pass}: sample {}/{}",
+                    at.sample, at.samples
+                ));
+            });
+            let (id, progress) = (p.id.clone(), bar.clone());
+            s.on_note(move |note| progress.suspend(|| eprintln!("note: {id}: {note}")));
+            s
+        }
     };
-    let linear = plan.linear;
-    let mut sampler = Sampler::new(counters, plan);
-    let (id, progress) = (p.id.clone(), bar.clone());
-    sampler.on_progress(move |at| {
-        let pass = if at.passes > 1 {
-            format!(" pass {}/{}", at.pass + 1, at.passes)
-        } else {
-            String::new()
-        };
-        progress.set_message(format!("{id}{pass}: sample {}/{}", at.sample, at.samples));
-    });
-    let (id, progress) = (p.id.clone(), bar.clone());
-    sampler.on_note(move |note| progress.suspend(|| eprintln!("note: {id}: {note}")));
     let mut bencher = Bencher::measuring(sampler);
     let run = p.entry.run;
     let arg = p.arg;
     let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut bencher, arg)));
     if let Err(payload) = outcome {
-        return Benchmark {
+        f.done = Some(Benchmark {
             error: Some(panic_message(payload.as_ref())),
             ..bench_result(p, Outcome::Panicked)
-        };
+        });
+        return;
     }
-    let throughput = bencher.throughput_set().or(p.entry.options.throughput);
-    let measured = match bencher.into_sampler().and_then(|mut s| s.take_result()) {
-        None => {
-            return failed(
-                p,
-                "the benchmark never called Bencher::iter, iter_batched or iter_custom".to_owned(),
-            )
-        }
-        Some(Err(e)) => return failed(p, e),
-        Some(Ok(m)) => m,
+    f.throughput = bencher.throughput_set().or(f.throughput);
+    let Some(sampler) = bencher.into_sampler() else {
+        return;
     };
-    let cfg = StatsConfig::default();
-    let counters: Vec<CounterResult> = measured
-        .into_iter()
-        .map(|c| CounterResult {
-            estimate: stats::estimate(
-                &c.per_iteration,
-                linear.then_some(c.iterations.as_slice()),
-                &cfg,
-            ),
-            ..c
-        })
-        .collect();
-    let derived = derived_metrics(&counters, &cfg);
-    Benchmark {
-        counters,
-        derived,
-        throughput,
-        ..bench_result(p, Outcome::Measured)
+    match sampler.round_result() {
+        Ok(true) => f.sampler = Some(sampler),
+        Ok(false) => f.done = Some(failed(p, NEVER_CALLED.to_owned())),
+        Err(e) => f.done = Some(failed(p, e)),
     }
 }
 

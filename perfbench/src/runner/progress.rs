@@ -52,7 +52,7 @@ fn erase(out: &mut impl Write) {
 }
 
 impl Progress {
-    /// A line for `len` benchmarks: drawn after a second when standard error is a terminal,
+    /// A line for `len` steps (a round of one benchmark each): drawn after a second when standard error is a terminal,
     /// never otherwise.
     pub(crate) fn new(len: u64) -> Self {
         let p = Progress {
@@ -104,9 +104,9 @@ impl Progress {
         self.lock().message = message;
     }
 
-    /// One more benchmark done.
-    pub(crate) fn inc(&self) {
-        self.lock().pos += 1;
+    /// `n` more steps (rounds of benchmarks) done.
+    pub(crate) fn advance(&self, n: u64) {
+        self.lock().pos += n;
     }
 
     /// Runs `f` (which prints) with the line erased; it comes back at the next redraw.
@@ -137,8 +137,8 @@ mod tests {
     #[test]
     fn the_line_counts_and_fits_the_width() {
         let p = Progress::new(12);
-        p.inc();
-        p.inc();
+        p.advance(1);
+        p.advance(1);
         p.set_message("group/name: sample 40/100".into());
         let line = p.lock().line(80);
         assert!(

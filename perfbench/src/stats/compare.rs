@@ -130,28 +130,43 @@ impl CounterKind {
         }
     }
 
-    /// The default relative threshold (see [`CompareConfig::threshold`]):
+    /// The default relative threshold of runs measured in rounds (see
+    /// [`CompareConfig::threshold`] and [`compare_rounds`](super::compare_rounds)), which
+    /// grows with the spread of a benchmark's rounds:
     ///
-    /// - [`Exact`](Self::Exact): 0.5%. These counts repeat to within a few hundredths of a
-    ///   percent (interrupt skid, the odd page fault), so 0.5% leaves a wide margin and still
-    ///   catches a 1% change in instructions, which is a real code change.
-    /// - [`Cycles`](Self::Cycles): 10%. Cycles do not move with the clock frequency, but do
-    ///   with cache and memory contention from neighbours.
-    /// - [`Time`](Self::Time): 25%. On this project's shared VM the same code measured 34 to
-    ///   45 us from run to run (1.32x; DESIGN.md sections 5 and 7). In a simulation of that
-    ///   (run means uniform within +-14%, 5% lognormal noise, 2% preemption spikes, 30 samples
-    ///   per run, 1,000 pairs) thresholds of 10/15/20/25% gave 28/12/3.8/0.7% false alarms and
-    ///   caught a 1.3x slowdown 87/76/64/52% of the time; 2x slowdowns are always caught.
-    ///   20% meets the 5% target with no margin for a worse day, so wall time, the fallback
-    ///   signal where no PMU exists, gets 25%; where a PMU exists, the exact counters catch the
-    ///   code change itself. Pass a narrower threshold on a quiet machine.
+    /// - [`Exact`](Self::Exact): 0.5%; and a change of one count per iteration counts at any
+    ///   size ([`CompareConfig::min_step`]). Identical counts never move.
+    /// - [`Cycles`](Self::Cycles) and [`Time`](Self::Time): 5%. The floors of unchanged code
+    ///   repeated within about 1-2% here from run to run (median absolute deviation over 21
+    ///   runs); 5% leaves room for a worse day, and a benchmark whose rounds spread more gets
+    ///   a wider threshold from its own rounds.
     /// - [`Environment`](Self::Environment): infinite, so never flagged unless a threshold is
     ///   given for the counter. These count the neighbours and the scheduler: on this project's
     ///   shared VM an unchanged benchmark's context-switch rate (a few per 10,000 iterations)
-    ///   moved between 0.03x and 4.5x from one run to the next, and the Welch test on such
-    ///   rare-event rates calls every such move significant.
+    ///   moved between 0.03x and 4.5x from one run to the next.
     /// - [`Other`](Self::Other): 10%. Misses depend on what else runs.
     pub fn threshold(self) -> f64 {
+        match self {
+            CounterKind::Exact => 0.005,
+            CounterKind::Cycles | CounterKind::Time => 0.05,
+            CounterKind::Environment => f64::INFINITY,
+            CounterKind::Other => 0.10,
+        }
+    }
+
+    /// The default threshold of [`compare`] on samples, for reports without rounds (see
+    /// [`CompareConfig::samples_threshold`]):
+    ///
+    /// - [`Exact`](Self::Exact): 0.5%, as with rounds.
+    /// - [`Cycles`](Self::Cycles): 10%.
+    /// - [`Time`](Self::Time): 25%. Samples cannot see the drift between runs: on this
+    ///   project's shared VM the same code measured 34 to 45 us from run to run (1.32x). In a
+    ///   simulation of that (run means uniform within +-14%, 5% lognormal noise, 2% preemption
+    ///   spikes, 30 samples per run, 1,000 pairs) thresholds of 10/15/20/25% gave
+    ///   28/12/3.8/0.7% false alarms.
+    /// - [`Environment`](Self::Environment): infinite.
+    /// - [`Other`](Self::Other): 10%.
+    pub fn samples_threshold(self) -> f64 {
         match self {
             CounterKind::Exact => 0.005,
             CounterKind::Cycles => 0.10,
@@ -177,10 +192,16 @@ fn event_name(name: &str) -> String {
 /// Settings of [`compare`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CompareConfig {
-    /// The smallest relative change that counts: regressed only if the whole confidence
-    /// interval of the ratio lies above `1 + threshold`, improved only if it lies below
-    /// `1 - threshold`. 0.05 means 5%. A NaN or infinite threshold never flags anything.
+    /// The smallest relative change that counts (0.05 means 5%), with rounds
+    /// ([`compare_rounds`](super::compare_rounds)): regressed only if the floor ratio lies
+    /// above `1 + threshold` (or the threshold grown with the rounds' spread), improved only if
+    /// it lies below `1 - threshold`. A NaN or infinite threshold never flags anything.
     pub threshold: f64,
+    /// The threshold of [`compare`] on samples (no rounds): regressed only if the whole
+    /// confidence interval of the ratio of means lies above `1 + samples_threshold`, improved
+    /// only if below `1 - samples_threshold`. Wider by default than `threshold` for time,
+    /// since samples cannot see the drift of the machine ([`CounterKind::samples_threshold`]).
+    pub samples_threshold: f64,
     /// The p-value must be below this for any verdict but unchanged (e.g. 0.05). A NaN
     /// significance never flags anything.
     pub significance: f64,
@@ -190,6 +211,14 @@ pub struct CompareConfig {
     pub resamples: usize,
     /// Seed of the bootstrap generator; the same inputs and seed give the same result.
     pub seed: u64,
+    /// With rounds ([`compare_rounds`](super::compare_rounds)): the threshold grows to this
+    /// many times the robust spread of the round figures, for benchmarks whose rounds show
+    /// that they move more than the threshold allows for.
+    pub noise_factor: f64,
+    /// With rounds: an absolute change per iteration whose whole interval lies beyond this is
+    /// a change whatever the threshold (0.5 for exact counters: one more instruction per
+    /// iteration; infinite, so never, for the others).
+    pub min_step: f64,
 }
 
 impl Default for CompareConfig {
@@ -212,13 +241,23 @@ impl CompareConfig {
     pub fn for_kind(kind: CounterKind) -> Self {
         CompareConfig {
             threshold: kind.threshold(),
+            samples_threshold: kind.samples_threshold(),
             significance: 0.05,
             confidence: DEFAULT_CONFIDENCE,
             resamples: DEFAULT_RESAMPLES,
             seed: DEFAULT_SEED,
+            noise_factor: NOISE_FACTOR,
+            min_step: if kind == CounterKind::Exact {
+                0.5
+            } else {
+                f64::INFINITY
+            },
         }
     }
 }
+
+/// The default [`CompareConfig::noise_factor`].
+pub const NOISE_FACTOR: f64 = 1.0;
 
 /// How the two sides of a [`Change`] were measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -239,27 +278,33 @@ pub enum Method {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Change {
-    /// The mean of the baseline's values without severe outliers (0 when the baseline has no
-    /// finite value).
+    /// The baseline's figure: the median of its round figures when both runs have rounds
+    /// ([`compare_rounds`](super::compare_rounds)), else the mean of its values without severe
+    /// outliers (0 when the baseline has no finite value).
     #[serde(with = "crate::json_fields::nullable")]
     #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub baseline: f64,
-    /// `mean(new) / mean(baseline)`; `None` when the baseline mean is not positive or a side
-    /// is empty.
+    /// new / baseline: with rounds, the Hodges-Lehmann ratio of the round figures (the median
+    /// of every new / baseline pair); else `mean(new) / mean(baseline)`. `None` when it is
+    /// undefined (a figure not positive, or a side empty).
     pub ratio: Option<f64>,
-    /// The lower bound of the bootstrap confidence interval of the ratio (both runs
-    /// resampled independently, percentile method); `None` when the ratio is undefined for the
+    /// The lower bound of the ratio's confidence interval: with rounds, the distribution-free
+    /// interval of the Mann-Whitney order statistics; else the bootstrap interval (both runs
+    /// resampled independently, percentile method). `None` when the ratio is undefined for the
     /// data or for any resample.
     pub ci_low: Option<f64>,
     /// The upper bound of that interval.
     pub ci_high: Option<f64>,
-    /// The two-sided p-value of Welch's t-test on the means (1 when a side has fewer than
+    /// The two-sided p-value: with rounds, the Mann-Whitney test's on the round figures (1
+    /// when all are tied); else Welch's t-test's on the means (1 when a side has fewer than
     /// two values).
     #[serde(with = "crate::json_fields::nullable")]
     #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub p_value: f64,
-    /// The relative threshold the interval was held against ([`CompareConfig::threshold`]);
-    /// `null` in JSON for a counter that is never flagged (infinite).
+    /// The relative threshold the interval was held against: [`CompareConfig::threshold`],
+    /// grown with the spread of the rounds when they are compared
+    /// ([`CompareConfig::noise_factor`]); `null` in JSON for a counter that is never flagged
+    /// (infinite).
     #[serde(with = "crate::json_fields::nullable")]
     #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub threshold: f64,
@@ -355,10 +400,13 @@ mod tests {
     use super::*;
     use crate::stats::rng::Rng;
 
+    /// The defaults of `compare` on samples (the thresholds of runs without rounds).
     fn quick(name: &str) -> CompareConfig {
+        let c = CompareConfig::for_counter(name);
         CompareConfig {
             resamples: 200,
-            ..CompareConfig::for_counter(name)
+            threshold: c.samples_threshold,
+            ..c
         }
     }
 
@@ -405,7 +453,11 @@ mod tests {
             assert_eq!(CounterKind::of(name), kind, "{name}");
         }
         assert_eq!(CompareConfig::for_counter("instructions").threshold, 0.005);
-        assert_eq!(CompareConfig::for_counter("wall-time").threshold, 0.25);
+        assert_eq!(CompareConfig::for_counter("wall-time").threshold, 0.05);
+        assert_eq!(
+            CompareConfig::for_counter("wall-time").samples_threshold,
+            0.25
+        );
         assert_eq!(CompareConfig::default().threshold, 0.10);
         // The environment's counters are never flagged by default, however far they move.
         let cs = CompareConfig::for_counter("context-switches");

@@ -14,6 +14,7 @@
 //! - [`regression`]: the slope through the origin for linear sampling, with R².
 //! - [`ttest`]: Welch's t-test, the p-value of [`compare()`].
 //! - [`compare`](mod@compare): change detection with per-counter noise thresholds.
+//! - [`rounds`]: change detection between runs measured in rounds, the runner's default.
 //!
 //! # Guarantees
 //! - Nothing here panics, whatever the input: empty slices, NaN, infinities, a single value,
@@ -27,12 +28,14 @@ pub mod compare;
 pub mod outliers;
 pub mod regression;
 mod rng;
+pub mod rounds;
 pub mod ttest;
 pub mod univariate;
 
 pub use bootstrap::ConfidenceInterval;
 pub use compare::{compare, Change, CompareConfig, CounterKind, Method, Verdict};
 pub use outliers::{OutlierCounts, Tukey};
+pub use rounds::compare_rounds;
 pub use univariate::{Percentiles, Sample};
 
 use serde_derive::{Deserialize, Serialize};

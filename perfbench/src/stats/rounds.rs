@@ -1,0 +1,418 @@
+//! Change detection between two runs measured in rounds: [`compare_rounds`].
+//!
+//! # Why rounds, and why the floor
+//! The samples of one run are not independent trials: they share the run's machine state
+//! (the neighbours on a shared host, the placement of the run's memory), which moves over
+//! seconds. On this project's VM a memory scan's round figures switched between two levels
+//! 40% apart within one run, and from run to run the figure moved 10 to 20 times more than
+//! the samples' own interval claimed: a test on the samples calls such a move a change.
+//!
+//! The runner therefore measures each benchmark in rounds spread over the whole run, with
+//! fresh setup each time (see `harness::sampler`), and this comparison works on the rounds:
+//!
+//! 1. **Round figure**: each round's smallest per-iteration value. The noise of a shared
+//!    machine only ever adds (a neighbour, an interrupt, a cold cache), so the fastest
+//!    samples are the ones least disturbed.
+//! 2. **Floor**: the smallest round figure of a run (its fastest sample). Of the figures
+//!    measured here over 21 runs of unchanged code (mean without outliers, median, median of
+//!    round medians, lower quartile, minimum), the floor repeated best from run to run:
+//!    median absolute deviation 0.9%, 1.7% and 0.4% for a computation, a memory scan and a
+//!    sort, against 0.8%, 7.1% and 6.1% for the mean. The change is `floor(new) /
+//!    floor(base)`.
+//! 3. **Threshold**: the change counts when it is beyond `max(threshold, noise_factor x
+//!    spread)`, where `spread` is the pooled robust spread of the two runs' round figures
+//!    (1.4826 x the MAD of their logarithms): the drift between rounds, measured in each run,
+//!    is the evidence of how far a figure of this benchmark moves on this machine, and a
+//!    benchmark whose rounds move a lot gets a threshold to match.
+//! 4. **Interval**: the percentile bootstrap of the floor ratio over rounds (each side's rounds
+//!    resampled with replacement). It shows how much the floor depends on a few rounds; a
+//!    wide one says the machine was unsettled. The verdict does not need it.
+//! 5. **Exact counters** (instructions, branches, faults): identical counts give a ratio of
+//!    exactly 1, never a verdict. A change of at least [`CompareConfig::min_step`] per
+//!    iteration (half a count: one more instruction per iteration) counts however small it
+//!    is relative to the total, as does one beyond the relative threshold.
+//! 6. **A floor of 0 or below** (no page faults in the baseline; a calibrated empty body): the
+//!    ratio is undefined, and a difference of the floors counts when the Mann-Whitney test on
+//!    the round figures finds it significant (p below [`CompareConfig::significance`]) and,
+//!    for exact counters, it is at least `min_step`.
+//!
+//! Fewer than [`MIN_ROUNDS`] rounds on either side (reports written before rounds existed, or
+//! `--rounds 1` or 2): [`compare()`] on all samples, against
+//! [`CompareConfig::samples_threshold`].
+//!
+//! # When to trust a verdict
+//! `regressed` means: the fastest the new build ran in any round is slower than the fastest
+//! the baseline ran, by more than the threshold and by more than the rounds of both runs
+//! drift. Measured against a saved baseline here (README, "How often the verdict is right
+//! here"), that keeps false alarms rare and catches a 25% slowdown every time on benchmarks
+//! whose rounds repeat; a benchmark whose rounds drift widely gets a wide threshold, shown in
+//! the `change` object, and small changes to it cannot be seen on this machine. A whole run
+//! spent in an unusual machine state can still mislead it; paired runs of the two builds
+//! cancel that, and exact counters do not have it.
+
+use super::bootstrap::{self, ConfidenceInterval};
+use super::compare::{compare, Change, CompareConfig, Method, Verdict};
+use super::univariate::Sample;
+
+/// The fewest rounds on each side for [`compare_rounds`] to use rounds; fewer falls back to
+/// [`compare()`] on the samples.
+pub const MIN_ROUNDS: usize = 3;
+
+/// Compares a new run with a baseline run, each given as its rounds (the per-iteration values
+/// of each round's samples). See the [module documentation](self).
+///
+/// Rounds without a finite value are dropped. The `baseline` of the result is the baseline's
+/// floor; `ratio` is the floor ratio (`None` when a floor is not positive).
+pub fn compare_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> Change {
+    let (b, n) = (round_figures(base), round_figures(new));
+    if b.len() < MIN_ROUNDS || n.len() < MIN_ROUNDS {
+        let samples = CompareConfig {
+            threshold: cfg.samples_threshold,
+            ..*cfg
+        };
+        return compare(&base.concat(), &new.concat(), &samples);
+    }
+    let floor = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let (floor_b, floor_n) = (floor(&b), floor(&n));
+    let p_value = mann_whitney_p(&b, &n);
+    let positive = floor_b > 0.0 && floor_n > 0.0;
+    let ratio = positive.then(|| floor_n / floor_b);
+    let interval = ratio.and_then(|r| floor_ratio_ci(&b, &n, r, cfg));
+    let spread = if positive {
+        let ln = |v: &[f64]| v.iter().map(|x| x.ln()).collect::<Vec<f64>>();
+        (0.5 * (robust_sd(&ln(&b)).powi(2) + robust_sd(&ln(&n)).powi(2))).sqrt()
+    } else {
+        0.0
+    };
+    let threshold = if cfg.threshold.is_nan() {
+        f64::NAN
+    } else {
+        cfg.threshold.max(cfg.noise_factor * spread)
+    };
+    let step = floor_n - floor_b;
+    let verdict = if !threshold.is_finite() {
+        Verdict::Unchanged
+    } else if let Some(r) = ratio {
+        if r > 1.0 + threshold || step >= cfg.min_step {
+            Verdict::Regressed
+        } else if r < 1.0 - threshold || step <= -cfg.min_step {
+            Verdict::Improved
+        } else {
+            Verdict::Unchanged
+        }
+    } else {
+        // No ratio: a significant difference of the floors, of at least `min_step` for
+        // exact counters.
+        let needed = if cfg.min_step.is_finite() {
+            cfg.min_step
+        } else {
+            0.0
+        };
+        if p_value >= cfg.significance {
+            Verdict::Unchanged
+        } else if step > 0.0 && step >= needed {
+            Verdict::Regressed
+        } else if step < 0.0 && -step >= needed {
+            Verdict::Improved
+        } else {
+            Verdict::Unchanged
+        }
+    };
+    Change {
+        baseline: floor_b,
+        ratio,
+        ci_low: interval.map(|ci| ci.low),
+        ci_high: interval.map(|ci| ci.high),
+        p_value,
+        threshold,
+        verdict,
+        method: Method::Separate,
+    }
+}
+
+/// Each round's figure: its smallest finite value; rounds without one are dropped.
+pub fn round_figures(rounds: &[&[f64]]) -> Vec<f64> {
+    rounds
+        .iter()
+        .filter_map(|r| r.iter().copied().filter(|x| x.is_finite()).reduce(f64::min))
+        .collect()
+}
+
+/// The percentile bootstrap interval of `min(new*) / min(base*)` over rounds, or `None` when
+/// some resampled floor is not positive.
+fn floor_ratio_ci(
+    base: &[f64],
+    new: &[f64],
+    ratio: f64,
+    cfg: &CompareConfig,
+) -> Option<ConfidenceInterval> {
+    let (Some(b), Some(n)) = (Sample::new(base), Sample::new(new)) else {
+        return None;
+    };
+    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let dist =
+        bootstrap::two_sample_distribution(b, n, cfg.resamples, cfg.seed, |b, n| min(n) / min(b));
+    Some(
+        ConfidenceInterval::from_distribution(dist, cfg.confidence)
+            .unwrap_or_else(|| ConfidenceInterval::point(ratio, cfg.confidence)),
+    )
+}
+
+/// The two-sided p-value of the Mann-Whitney test of `base` against `new` (normal
+/// approximation with the tie correction); 1 when every value is tied.
+fn mann_whitney_p(base: &[f64], new: &[f64]) -> f64 {
+    let (m, k) = (base.len() as f64, new.len() as f64);
+    let mut all: Vec<(f64, bool)> = base
+        .iter()
+        .map(|&x| (x, false))
+        .chain(new.iter().map(|&x| (x, true)))
+        .collect();
+    all.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // Mid-ranks, and the tie term sum(t^3 - t).
+    let (mut rank_new, mut ties) = (0.0, 0.0);
+    let mut i = 0;
+    while i < all.len() {
+        let mut j = i;
+        while j + 1 < all.len() && all[j + 1].0 == all[i].0 {
+            j += 1;
+        }
+        let t = (j - i + 1) as f64;
+        let mid = (i + j) as f64 / 2.0 + 1.0;
+        rank_new += mid * all[i..=j].iter().filter(|(_, new)| *new).count() as f64;
+        ties += t * t * t - t;
+        i = j + 1;
+    }
+    let u = rank_new - k * (k + 1.0) / 2.0;
+    let total = m + k;
+    let var = m * k / 12.0 * ((total + 1.0) - ties / (total * (total - 1.0)));
+    if var <= 0.0 || !var.is_finite() {
+        return 1.0;
+    }
+    let z = (u - m * k / 2.0).abs() / var.sqrt();
+    erfc(z / std::f64::consts::SQRT_2).min(1.0)
+}
+
+/// The complementary error function (Numerical Recipes' Chebyshev fit; fractional error below
+/// 1.2e-7), so `erfc(z / sqrt 2)` is the two-sided normal tail beyond `z`.
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let r = t * poly.exp();
+    if x >= 0.0 {
+        r
+    } else {
+        2.0 - r
+    }
+}
+
+/// 1.4826 x the median absolute deviation: the standard deviation for normal data, and not
+/// moved by a stray round.
+fn robust_sd(v: &[f64]) -> f64 {
+    Sample::new(v).map_or(0.0, |s| 1.4826 * s.mad())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::rng::Rng;
+
+    fn cfg(name: &str) -> CompareConfig {
+        CompareConfig::for_counter(name)
+    }
+
+    /// `rounds` rounds of `per` samples, each value `f(round, sample)`.
+    fn run(rounds: usize, per: usize, mut f: impl FnMut(usize, usize) -> f64) -> Vec<Vec<f64>> {
+        let mut out = Vec::new();
+        for r in 0..rounds {
+            out.push((0..per).map(|i| f(r, i)).collect());
+        }
+        out
+    }
+
+    fn slices(v: &[Vec<f64>]) -> Vec<&[f64]> {
+        v.iter().map(Vec::as_slice).collect()
+    }
+
+    fn verdict(base: &[Vec<f64>], new: &[Vec<f64>], cfg: &CompareConfig) -> Change {
+        compare_rounds(&slices(base), &slices(new), cfg)
+    }
+
+    #[test]
+    fn one_more_instruction_per_iteration_is_always_a_regression() {
+        for k in [0.0, 3.0, 37.0, 1001.0, 4099.0, 1e7] {
+            let base = run(10, 10, |_, _| k);
+            let same = verdict(&base, &base, &cfg("instructions"));
+            assert_eq!(same.verdict, Verdict::Unchanged, "k = {k}");
+            assert_eq!(same.p_value, 1.0, "k = {k}");
+            let plus = verdict(&base, &run(10, 10, |_, _| k + 1.0), &cfg("instructions"));
+            assert_eq!(plus.verdict, Verdict::Regressed, "k = {k}: {plus:?}");
+            let minus = verdict(&base, &run(10, 10, |_, _| k - 1.0), &cfg("instructions"));
+            // (-1 from 0 cannot happen to a count; the sign rule still says improved.)
+            assert_eq!(minus.verdict, Verdict::Improved, "k = {k}: {minus:?}");
+        }
+    }
+
+    #[test]
+    fn exact_counts_with_a_little_skid_stay_unchanged_and_still_see_one_instruction() {
+        // Hardware counts of a deterministic body move by a few hundredths per iteration
+        // (an interrupt's skid spread over the sample's iterations).
+        let mut rng = Rng::new(11);
+        let mut noisy = |k: f64| run(10, 10, |_, _| k + 0.02 * rng.unit());
+        for k in [37.0, 1001.0, 1e6] {
+            let (a, b) = (noisy(k), noisy(k));
+            assert_eq!(
+                verdict(&a, &b, &cfg("instructions")).verdict,
+                Verdict::Unchanged
+            );
+            let c = noisy(k + 1.0);
+            assert_eq!(
+                verdict(&a, &c, &cfg("instructions")).verdict,
+                Verdict::Regressed
+            );
+        }
+    }
+
+    #[test]
+    fn a_disturbed_stretch_of_the_run_is_not_a_change() {
+        // Rounds 2, 3 and 4 of the new run ran 60% slower (a busy neighbour): the rounds it
+        // left alone agree with the baseline's.
+        let base = run(10, 10, |_, i| 1000.0 + i as f64);
+        let new = run(10, 10, |r, i| {
+            (1000.0 + i as f64) * if (2..5).contains(&r) { 1.6 } else { 1.0 }
+        });
+        let c = verdict(&base, &new, &cfg("wall-time"));
+        assert_eq!(c.verdict, Verdict::Unchanged, "{c:?}");
+        assert_eq!(c.ratio, Some(1.0));
+        // The samples alone call it a change (this is what rounds are for).
+        let flat = compare(
+            &base.concat(),
+            &new.concat(),
+            &CompareConfig {
+                threshold: 0.0,
+                ..cfg("wall-time")
+            },
+        );
+        assert_ne!(flat.verdict, Verdict::Unchanged, "{flat:?}");
+    }
+
+    #[test]
+    fn a_real_slowdown_in_every_round_is_caught() {
+        let mut rng = Rng::new(3);
+        let mut noisy = |cost: f64| run(10, 10, |_, _| cost * (0.02 * rng.normal()).exp());
+        let base = noisy(1000.0);
+        let slow = noisy(1250.0);
+        let c = verdict(&base, &slow, &cfg("wall-time"));
+        assert_eq!(c.verdict, Verdict::Regressed, "{c:?}");
+        let r = c.ratio.unwrap();
+        assert!((1.15..1.35).contains(&r), "{r}");
+        assert!(c.ci_low.unwrap() <= r && r <= c.ci_high.unwrap());
+        let fast = noisy(700.0);
+        assert_eq!(
+            verdict(&base, &fast, &cfg("wall-time")).verdict,
+            Verdict::Improved
+        );
+    }
+
+    #[test]
+    fn the_threshold_grows_with_the_spread_of_the_rounds() {
+        // Round figures spread by about 20%: a 25% change is within what the rounds show.
+        let mut rng = Rng::new(5);
+        let mut wild = |cost: f64| {
+            run(10, 5, |_, _| cost)
+                .into_iter()
+                .map(|r| {
+                    let f = (0.2 * rng.normal()).exp();
+                    r.into_iter().map(|x| x * f).collect()
+                })
+                .collect::<Vec<Vec<f64>>>()
+        };
+        let (a, b) = (wild(1000.0), wild(1000.0));
+        let c = verdict(&a, &b, &cfg("wall-time"));
+        assert!(c.threshold > 0.2, "{c:?}");
+        assert_eq!(c.verdict, Verdict::Unchanged);
+    }
+
+    #[test]
+    fn few_rounds_fall_back_to_the_samples_and_their_threshold() {
+        let base = run(2, 30, |_, i| 1000.0 + (i % 5) as f64);
+        let new = run(2, 30, |_, i| 2000.0 + (i % 5) as f64);
+        let c = verdict(&base, &new, &cfg("wall-time"));
+        let samples = CompareConfig {
+            threshold: 0.25,
+            ..cfg("wall-time")
+        };
+        assert_eq!(c, compare(&base.concat(), &new.concat(), &samples));
+        assert_eq!(c.verdict, Verdict::Regressed);
+        assert_eq!(c.threshold, 0.25);
+        // A 15% change is within the samples' threshold, not within the rounds'.
+        let new = run(2, 30, |_, i| 1150.0 + (i % 5) as f64);
+        assert_eq!(
+            verdict(&base, &new, &cfg("wall-time")).verdict,
+            Verdict::Unchanged
+        );
+        let (b10, n10) = (
+            run(10, 6, |_, i| 1000.0 + i as f64),
+            run(10, 6, |_, i| 1150.0 + i as f64),
+        );
+        assert_eq!(
+            verdict(&b10, &n10, &cfg("wall-time")).verdict,
+            Verdict::Regressed
+        );
+    }
+
+    #[test]
+    fn zero_baselines_and_non_finite_values() {
+        // Page faults: none in the baseline, 16 per iteration now.
+        let base = run(5, 10, |_, _| 0.0);
+        let new = run(5, 10, |_, _| 16.0);
+        let c = verdict(&base, &new, &cfg("page-faults"));
+        assert_eq!(c.verdict, Verdict::Regressed);
+        assert_eq!((c.ratio, c.ci_low, c.ci_high), (None, None, None));
+        // One stray fault in one round is no change.
+        let stray = run(5, 10, |r, i| if r == 2 && i == 0 { 1e-3 } else { 0.0 });
+        assert_eq!(
+            verdict(&base, &stray, &cfg("page-faults")).verdict,
+            Verdict::Unchanged
+        );
+        // NaN samples are dropped; a round with none finite is dropped.
+        let mut with_nan = run(5, 10, |_, _| 100.0);
+        with_nan[1] = vec![f64::NAN; 10];
+        with_nan[2][3] = f64::INFINITY;
+        assert_eq!(round_figures(&slices(&with_nan)).len(), 4);
+        let c = verdict(&with_nan, &with_nan, &cfg("wall-time"));
+        assert_eq!(c.verdict, Verdict::Unchanged);
+        assert_eq!(c.ratio, Some(1.0));
+        // A NaN threshold never flags.
+        let nan = CompareConfig {
+            threshold: f64::NAN,
+            ..cfg("instructions")
+        };
+        assert_eq!(verdict(&base, &new, &nan).verdict, Verdict::Unchanged);
+        // Environment counters: never.
+        let cs = verdict(
+            &run(5, 4, |_, _| 1e-4),
+            &run(5, 4, |_, _| 1e-2),
+            &cfg("context-switches"),
+        );
+        assert_eq!(cs.verdict, Verdict::Unchanged);
+    }
+
+    #[test]
+    fn mann_whitney_matches_known_values() {
+        // Complete separation of 10 vs 10 without ties: U = 100, z = 50 / sqrt(175) = 3.78.
+        let a: Vec<f64> = (0..10).map(f64::from).collect();
+        let b: Vec<f64> = (10..20).map(f64::from).collect();
+        let p = mann_whitney_p(&a, &b);
+        assert!((p - 1.57e-4).abs() < 0.05e-4, "{p}");
+        assert!((mann_whitney_p(&a, &a) - 1.0).abs() < 1e-6);
+        assert!((erfc(1.959_963_985 / std::f64::consts::SQRT_2) - 0.05).abs() < 1e-6);
+    }
+}
