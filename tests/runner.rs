@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use perfbench::model::json::from_json;
 use perfbench::model::{Benchmark, Outcome, Report};
@@ -55,6 +56,51 @@ fn after_the_panic(b: &mut Bencher) {
 #[perfbench(ignore)]
 fn ignored_one() {}
 
+/// Which benchmark functions ran, in order (the rounds scenario).
+static CALLS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+
+fn called(name: &'static str) -> usize {
+    let mut calls = CALLS.lock().unwrap_or_else(|e| e.into_inner());
+    calls.push(name);
+    calls.iter().filter(|n| **n == name).count()
+}
+
+/// Two pages per iteration, in every round.
+#[perfbench(counters = ["page-faults", "wall-time"], sample_size = 12, measurement_time = 0.06, warm_up_time = 0.01)]
+fn round_a(b: &mut Bencher) {
+    called("a");
+    b.iter_batched(
+        || AnonMapping::new(2).expect("mmap"),
+        |mut m| {
+            m.touch_every_page();
+            m
+        },
+    );
+}
+
+#[perfbench(counters = ["wall-time"], sample_size = 12, measurement_time = 0.03, warm_up_time = 0.01)]
+fn round_b(b: &mut Bencher) {
+    called("b");
+    b.iter(|| std::hint::black_box(7u64).pow(3));
+}
+
+/// Measures in its first round only, then panics.
+#[perfbench(counters = ["wall-time"], sample_size = 12, measurement_time = 0.03, warm_up_time = 0.01)]
+fn round_panics_later(b: &mut Bencher) {
+    if called("p") == 2 {
+        panic!("deliberate panic in round 2");
+    }
+    b.iter(|| std::hint::black_box(5u64).pow(3));
+}
+
+/// Measures in its first round only, then never calls `iter`.
+#[perfbench(counters = ["wall-time"], sample_size = 12, measurement_time = 0.03, warm_up_time = 0.01)]
+fn round_forgets_later(b: &mut Bencher) {
+    if called("f") == 1 {
+        b.iter(|| std::hint::black_box(5u64).pow(3));
+    }
+}
+
 fn suite() -> &'static str {
     "runner"
 }
@@ -93,6 +139,7 @@ fn runner_scenarios() {
     an_empty_body_reads_zero_page_faults();
     a_panic_is_reported_and_the_suite_goes_on();
     smoke_test_mode_runs_every_body_once();
+    rounds_interleave_the_benchmarks_and_keep_their_samples();
     // Runs leave the thread where it was allowed to run (they pin only on hybrid machines).
     assert_eq!(perfbench::sys::thread_affinity().unwrap(), affinity);
 }
@@ -217,6 +264,57 @@ fn a_panic_is_reported_and_the_suite_goes_on() {
     assert!(after.counter("wall-time").unwrap().estimate.is_some());
     // Ignored benchmarks are skipped unless asked for.
     assert!(report.bench("runner/ignored_one").is_none());
+}
+
+fn rounds_interleave_the_benchmarks_and_keep_their_samples() {
+    CALLS.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    let path = json_path("rounds");
+    let code = run(&[
+        "--bench",
+        "runner/round_",
+        "--rounds",
+        "3",
+        "--json",
+        path.to_str().unwrap(),
+    ]);
+    // A benchmark panicked: exit 1, after the others finished their rounds.
+    assert_eq!(code, ExitCode::from(1));
+    // Round 1 of each, then round 2 of each still running, then round 3: the one that panicked
+    // and the one that failed in round 2 are not called again.
+    let calls = CALLS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    assert_eq!(
+        calls,
+        ["a", "b", "p", "f", "a", "b", "p", "f", "a", "b"],
+        "call order"
+    );
+    let report = read_report(&path);
+    assert_eq!(report.config.rounds, 3);
+    for id in ["runner/round_a", "runner/round_b"] {
+        let b = report.bench(id).unwrap();
+        assert_eq!(b.outcome, Outcome::Measured, "{id}");
+        for c in &b.counters {
+            // 12 samples, every third in each round.
+            assert_eq!(c.rounds, [4, 4, 4], "{id} {}", c.name);
+            assert_eq!(c.per_iteration.len(), 12);
+            assert_eq!(c.iterations.len(), 12);
+            assert_eq!(c.round_values().len(), 3);
+        }
+    }
+    // Fresh pages in every round: exactly two faults per iteration in each.
+    let faults = report
+        .bench("runner/round_a")
+        .unwrap()
+        .counter("page-faults")
+        .unwrap();
+    for round in faults.round_values() {
+        assert!(round.iter().all(|&x| x == 2.0), "{round:?}");
+    }
+    let p = report.bench("runner/round_panics_later").unwrap();
+    assert_eq!(p.outcome, Outcome::Panicked);
+    assert!(p.error.as_deref().unwrap().contains("round 2"));
+    let f = report.bench("runner/round_forgets_later").unwrap();
+    assert_eq!(f.outcome, Outcome::Failed);
+    assert!(f.error.as_deref().unwrap().contains("never called"));
 }
 
 fn smoke_test_mode_runs_every_body_once() {

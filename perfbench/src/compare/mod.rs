@@ -215,13 +215,15 @@ pub enum Presence {
     NotComparable,
 }
 
-/// A headline figure of one side: the estimate's point and interval.
+/// A headline figure of one side: the figure the change compares and the estimate's interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Figure {
-    /// The per-iteration headline ([`Estimate::point`](crate::model::Estimate::point)).
+    /// The per-iteration figure the change compares: the floor (the fastest round's smallest
+    /// value, see [`stats::rounds`]) when both sides have rounds, else the estimate's
+    /// [`point`](crate::model::Estimate::point).
     pub point: f64,
-    /// The lower bound of its confidence interval.
+    /// The lower bound of the estimate's confidence interval (of its point, not of the floor).
     pub ci_low: f64,
     /// The upper bound.
     pub ci_high: f64,
@@ -603,15 +605,34 @@ fn compare_counter(
         Ok(change) => (Presence::Compared, None, Some(change)),
         Err(reason) => (Presence::NotComparable, Some(reason), None),
     };
+    // With rounds on both sides the change compares the floors: show those.
+    let floors = match (floor(base), floor(new)) {
+        (Some(b), Some(n)) => Some((b, n)),
+        _ => None,
+    };
+    let with_floor = |c: &CounterResult, floor: Option<f64>| {
+        figure(c).map(|f| Figure {
+            point: floor.unwrap_or(f.point),
+            ..f
+        })
+    };
     CounterComparison {
         name: new.name.clone(),
         unit: new.unit.clone(),
         presence,
         reason,
-        base: figure(base),
-        new: figure(new),
+        base: with_floor(base, floors.map(|f| f.0)),
+        new: with_floor(new, floors.map(|f| f.1)),
         change,
     }
+}
+
+/// The counter's floor (its fastest round, see [`stats::rounds`]) when it has enough rounds
+/// for [`stats::compare_rounds`] to compare floors.
+fn floor(c: &CounterResult) -> Option<f64> {
+    let figures = stats::rounds::round_figures(&c.round_values());
+    (figures.len() >= stats::rounds::MIN_ROUNDS)
+        .then(|| figures.into_iter().fold(f64::INFINITY, f64::min))
 }
 
 #[cfg(test)]

@@ -29,6 +29,8 @@ pub mod outliers;
 pub mod regression;
 mod rng;
 pub mod rounds;
+#[cfg(test)]
+mod simulation;
 pub mod ttest;
 pub mod univariate;
 

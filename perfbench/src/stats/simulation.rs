@@ -1,0 +1,344 @@
+//! The verdict on synthetic runs with the noise measured on this project's VM (issue 9,
+//! evidence 1), and the statistics' properties (evidence 2).
+//!
+//! # The noise model
+//! From 21 runs of unchanged code (`bench-compare/verdict.sh`, three workloads, 10 rounds of 10
+//! samples each), each sample is the true cost times:
+//!
+//! - **sample noise**: lognormal, 1% (`steady`) or 2% (`contended`, `bimodal`);
+//! - **spikes**: 3% of samples are hit by a preemption that adds up to 50%;
+//! - **round state**: a round is disturbed with probability `p_slow`; a disturbed round runs
+//!   `slow` times the cost (a busy neighbour: the sort read 1.3-1.5x in such rounds, the
+//!   memory scan 1.5-1.6x);
+//! - **run drift**: a lognormal factor per run (0.5% to 1%), and, in `bimodal`, a run that
+//!   with probability `p_all_slow` never sees an undisturbed round (4 of 21 runs of the memory
+//!   scan did).
+//!
+//! Every figure is checked over 400 pairs of runs (a fixed seed: the rates are the same on
+//! every run of the test). The issue's targets (at most 5% false alarms; a 10% slowdown caught
+//! 95% of the time) hold for `steady`; `contended` keeps false alarms down but its threshold
+//! grows with its rounds' spread, so 10% is within its noise; `bimodal` false-alarms at the
+//! rate its runs miss the quiet state (see the tests).
+
+use super::compare::{CompareConfig, Verdict};
+use super::rng::Rng;
+use super::rounds::compare_rounds;
+
+#[derive(Clone, Copy, Debug)]
+struct Profile {
+    name: &'static str,
+    sample_noise: f64,
+    p_slow: f64,
+    slow: (f64, f64),
+    run_drift: f64,
+    p_all_slow: f64,
+}
+
+/// The computation: steady rounds.
+const STEADY: Profile = Profile {
+    name: "steady",
+    sample_noise: 0.01,
+    p_slow: 0.1,
+    slow: (1.02, 1.08),
+    run_drift: 0.005,
+    p_all_slow: 0.0,
+};
+
+/// The sort: half the rounds disturbed.
+const CONTENDED: Profile = Profile {
+    name: "contended",
+    sample_noise: 0.02,
+    p_slow: 0.5,
+    slow: (1.3, 1.5),
+    run_drift: 0.01,
+    p_all_slow: 0.0,
+};
+
+/// The memory scan: most rounds disturbed, and a run now and then with no quiet round.
+const BIMODAL: Profile = Profile {
+    name: "bimodal",
+    sample_noise: 0.02,
+    p_slow: 0.6,
+    slow: (1.5, 1.6),
+    run_drift: 0.01,
+    p_all_slow: 0.05,
+};
+
+/// The rounds of a run as slices.
+fn slices(r: &[Vec<f64>]) -> Vec<&[f64]> {
+    r.iter().map(Vec::as_slice).collect()
+}
+
+const ROUNDS: usize = 10;
+const PER_ROUND: usize = 10;
+const PAIRS: usize = 400;
+
+/// One run of `cost` under `p`: `ROUNDS` rounds of `PER_ROUND` per-iteration values.
+fn simulate(rng: &mut Rng, p: &Profile, cost: f64) -> Vec<Vec<f64>> {
+    let run = cost * (p.run_drift * rng.normal()).exp();
+    let all_slow = rng.unit() < p.p_all_slow;
+    (0..ROUNDS)
+        .map(|_| {
+            let state = if all_slow || rng.unit() < p.p_slow {
+                rng.uniform(p.slow.0, p.slow.1)
+            } else {
+                1.0
+            };
+            (0..PER_ROUND)
+                .map(|_| {
+                    let spike = if rng.unit() < 0.03 {
+                        1.0 + 0.5 * rng.unit()
+                    } else {
+                        1.0
+                    };
+                    run * state * spike * (p.sample_noise * rng.normal()).exp()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The share of `PAIRS` comparisons of a baseline run at cost 1000 with a new run at
+/// `1000 * (1 + shift)` that give `expect` (`None`: any verdict but unchanged).
+fn rate(seed: u64, p: &Profile, shift: f64, cfg: &CompareConfig, expect: Option<Verdict>) -> f64 {
+    let mut rng = Rng::new(seed);
+    let mut hits = 0;
+    for i in 0..PAIRS {
+        let base = simulate(&mut rng, p, 1000.0);
+        let new = simulate(&mut rng, p, 1000.0 * (1.0 + shift));
+        let cfg = CompareConfig {
+            seed: i as u64,
+            resamples: 200,
+            ..*cfg
+        };
+        let v = compare_rounds(&slices(&base), &slices(&new), &cfg).verdict;
+        hits += usize::from(match expect {
+            Some(e) => v == e,
+            None => v != Verdict::Unchanged,
+        });
+    }
+    hits as f64 / PAIRS as f64
+}
+
+#[test]
+fn false_alarms_stay_below_five_percent_where_every_run_sees_a_quiet_round() {
+    let wall = CompareConfig::for_counter("wall-time");
+    for (i, p) in [STEADY, CONTENDED].iter().enumerate() {
+        let r = rate(100 + i as u64, p, 0.0, &wall, None);
+        assert!(r <= 0.05, "{}: {r}", p.name);
+    }
+    // A run that never sees a quiet round (5% of runs in `bimodal`) reads 50% slower in every
+    // round, which no comparison of two separate runs can tell from a real slowdown: about one
+    // pair in ten has such a run on one side. This is the limit of separate runs (paired runs
+    // of the two builds cancel it), and the test pins it so that a change of the rule shows.
+    let r = rate(102, &BIMODAL, 0.0, &wall, None);
+    assert!(r <= 2.0 * BIMODAL.p_all_slow + 0.02, "bimodal: {r}");
+}
+
+#[test]
+fn a_ten_percent_slowdown_is_caught_where_the_rounds_repeat() {
+    // Where most rounds are disturbed, the threshold grows with their spread, and 10% is
+    // within it (see `detection_by_profile`): the target holds for steady benchmarks.
+    let wall = CompareConfig::for_counter("wall-time");
+    let r = rate(200, &STEADY, 0.10, &wall, Some(Verdict::Regressed));
+    assert!(r >= 0.95, "{r}");
+    let r = rate(201, &STEADY, -0.10, &wall, Some(Verdict::Improved));
+    assert!(r >= 0.95, "improvement: {r}");
+}
+
+#[test]
+fn a_quarter_slower_is_caught_on_every_profile() {
+    let wall = CompareConfig::for_counter("wall-time");
+    for (i, (p, at_least)) in [(STEADY, 0.99), (CONTENDED, 0.99), (BIMODAL, 0.85)]
+        .iter()
+        .enumerate()
+    {
+        let r = rate(400 + i as u64, p, 0.25, &wall, Some(Verdict::Regressed));
+        assert!(r >= *at_least, "{}: {r}", p.name);
+    }
+}
+
+/// The table README quotes: `cargo test -p perfbench --lib detection_by_profile --
+/// --nocapture`.
+#[test]
+fn detection_by_profile() {
+    let wall = CompareConfig::for_counter("wall-time");
+    println!("| profile | 0% (any flag) | +5% | +10% | +15% | +25% |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
+    for (i, p) in [STEADY, CONTENDED, BIMODAL].iter().enumerate() {
+        let mut cells = vec![format!(
+            "{:.1}%",
+            100.0 * rate(500 + i as u64, p, 0.0, &wall, None)
+        )];
+        for (j, shift) in [0.05, 0.10, 0.15, 0.25].iter().enumerate() {
+            let r = rate(
+                600 + 10 * i as u64 + j as u64,
+                p,
+                *shift,
+                &wall,
+                Some(Verdict::Regressed),
+            );
+            cells.push(format!("{:.1}%", 100.0 * r));
+        }
+        println!("| {} | {} |", p.name, cells.join(" | "));
+    }
+    // Detection grows with the shift on every profile.
+    for p in [STEADY, CONTENDED, BIMODAL] {
+        let rates: Vec<f64> = [0.05, 0.15, 0.25]
+            .iter()
+            .map(|s| rate(700, &p, *s, &wall, Some(Verdict::Regressed)))
+            .collect();
+        assert!(
+            rates.windows(2).all(|w| w[0] <= w[1]),
+            "{}: {rates:?}",
+            p.name
+        );
+    }
+}
+
+#[test]
+fn exact_counts_one_instruction_is_always_seen_and_identical_never_flagged() {
+    let ins = CompareConfig::for_counter("instructions");
+    let mut rng = Rng::new(7);
+    for _ in 0..200 {
+        // k anywhere up to ten million instructions per iteration; a few hundredths of skid.
+        let k = (rng.unit() * 1e7).floor();
+        let run = |rng: &mut Rng, k: f64| -> Vec<Vec<f64>> {
+            (0..ROUNDS)
+                .map(|_| (0..PER_ROUND).map(|_| k + 0.03 * rng.unit()).collect())
+                .collect()
+        };
+        let (a, b, c) = (run(&mut rng, k), run(&mut rng, k), run(&mut rng, k + 1.0));
+        let same = compare_rounds(&slices(&a), &slices(&b), &ins);
+        assert_eq!(same.verdict, Verdict::Unchanged, "k = {k}: {same:?}");
+        let plus = compare_rounds(&slices(&a), &slices(&c), &ins);
+        assert_eq!(plus.verdict, Verdict::Regressed, "k = {k}: {plus:?}");
+    }
+}
+
+/// Evidence 2: properties of the statistics.
+mod properties {
+    use super::super::{estimate, StatsConfig};
+    use super::*;
+
+    fn shuffled(rng: &mut Rng, v: &[f64]) -> Vec<f64> {
+        let mut v = v.to_vec();
+        for i in (1..v.len()).rev() {
+            v.swap(i, rng.below(i + 1));
+        }
+        v
+    }
+
+    #[test]
+    fn the_interval_of_the_mean_covers_the_true_mean_near_the_nominal_rate() {
+        let cfg = StatsConfig {
+            resamples: 1000,
+            ..StatsConfig::default()
+        };
+        let mut rng = Rng::new(21);
+        let trials = 400;
+        let mut covered = 0;
+        for _ in 0..trials {
+            let v: Vec<f64> = (0..50).map(|_| 100.0 + 5.0 * rng.normal()).collect();
+            let e = estimate(&v, None, &cfg).unwrap();
+            // The mean of every sample (no outliers in normal data at this size, nearly).
+            covered += usize::from(e.ci_low <= 100.0 && 100.0 <= e.ci_high);
+        }
+        let rate = covered as f64 / trials as f64;
+        println!("coverage of a nominal 95% interval: {:.1}%", 100.0 * rate);
+        // The percentile bootstrap undercovers slightly at n = 50 (about 94%).
+        assert!((0.90..=0.99).contains(&rate), "{rate}");
+    }
+
+    #[test]
+    fn sample_and_round_order_change_nothing() {
+        let mut rng = Rng::new(22);
+        let wall = CompareConfig::for_counter("wall-time");
+        for _ in 0..50 {
+            let base = simulate(&mut rng, &CONTENDED, 1000.0);
+            let new = simulate(&mut rng, &CONTENDED, 1100.0);
+            let c = compare_rounds(&slices(&base), &slices(&new), &wall);
+            // Samples shuffled within each round, and the rounds shuffled.
+            let mut b2: Vec<Vec<f64>> = base.iter().map(|r| shuffled(&mut rng, r)).collect();
+            b2.reverse();
+            let n2: Vec<Vec<f64>> = new.iter().rev().map(|r| shuffled(&mut rng, r)).collect();
+            assert_eq!(compare_rounds(&slices(&b2), &slices(&n2), &wall), c);
+            // An estimate's descriptive figures do not depend on the order either.
+            let flat = base.concat();
+            let cfg = StatsConfig::default();
+            let (e1, e2) = (
+                estimate(&flat, None, &cfg).unwrap(),
+                estimate(&shuffled(&mut rng, &flat), None, &cfg).unwrap(),
+            );
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(1.0);
+            for (a, b) in [
+                (e1.point, e2.point),
+                (e1.mean, e2.mean),
+                (e1.median, e2.median),
+                (e1.stddev, e2.stddev),
+                (e1.mad, e2.mad),
+                (e1.min, e2.min),
+                (e1.max, e2.max),
+            ] {
+                assert!(close(a, b), "{a} vs {b}");
+            }
+            assert_eq!(e1.outliers, e2.outliers);
+            // The bootstrap interval moves only by its Monte Carlo error.
+            assert!(
+                (e1.ci_low - e2.ci_low).abs() <= 0.01 * e1.point,
+                "{e1:?} {e2:?}"
+            );
+            assert!(
+                (e1.ci_high - e2.ci_high).abs() <= 0.01 * e1.point,
+                "{e1:?} {e2:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn scaling_the_samples_scales_the_estimates_and_keeps_the_verdict() {
+        let mut rng = Rng::new(23);
+        let wall = CompareConfig::for_counter("wall-time");
+        let cfg = StatsConfig::default();
+        for scale in [1e-3, 0.5, 7.0, 1e6] {
+            let base = simulate(&mut rng, &STEADY, 1000.0);
+            let new = simulate(&mut rng, &STEADY, 1300.0);
+            let scaled = |r: &[Vec<f64>]| -> Vec<Vec<f64>> {
+                r.iter()
+                    .map(|v| v.iter().map(|x| x * scale).collect())
+                    .collect()
+            };
+            let (c1, c2) = (
+                compare_rounds(&slices(&base), &slices(&new), &wall),
+                compare_rounds(&slices(&scaled(&base)), &slices(&scaled(&new)), &wall),
+            );
+            assert_eq!(c1.verdict, c2.verdict);
+            let rel = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs();
+            assert!(rel(c1.ratio.unwrap(), c2.ratio.unwrap()));
+            assert!(rel(c1.ci_low.unwrap(), c2.ci_low.unwrap()));
+            assert!(rel(c1.ci_high.unwrap(), c2.ci_high.unwrap()));
+            assert!(rel(c1.threshold, c2.threshold));
+            assert!(rel(c1.baseline * scale, c2.baseline));
+            let flat = base.concat();
+            let e1 = estimate(&flat, None, &cfg).unwrap();
+            let e2 = estimate(
+                &flat.iter().map(|x| x * scale).collect::<Vec<_>>(),
+                None,
+                &cfg,
+            )
+            .unwrap();
+            for (a, b) in [
+                (e1.point, e2.point),
+                (e1.mean, e2.mean),
+                (e1.median, e2.median),
+                (e1.stddev, e2.stddev),
+                (e1.ci_low, e2.ci_low),
+                (e1.ci_high, e2.ci_high),
+                (e1.min, e2.min),
+                (e1.max, e2.max),
+            ] {
+                assert!(rel(a * scale, b), "{a} x {scale} vs {b}");
+            }
+        }
+    }
+}
