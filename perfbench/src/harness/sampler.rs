@@ -10,9 +10,9 @@
 //! 3. **Rounds**: the plan's samples are taken in [`Plan::rounds`] rounds; the runner calls the
 //!    benchmark function once per round, interleaving the rounds of all benchmarks over the
 //!    run, so each benchmark is measured in several stretches of the run and with fresh setup
-//!    (fresh allocations). Round `r` takes the plan's samples `r, r + R, r + 2R, ...`, after a
-//!    short warm-up (a `1/R` share of the warm-up time); the first round's warm-up fixes the
-//!    plan for all. The spread between rounds is what [`crate::stats::compare_rounds`] holds a
+//!    (fresh allocations). Round `r` takes the plan's samples `r, r + R, r + 2R, ...`. The
+//!    first round warms up for half the warm-up time and fixes the plan for all; each later
+//!    round warms up again for its share of the other half. The spread between rounds is what [`crate::stats::compare_rounds`] holds a
 //!    change against.
 //! 4. **Passes**: one per hardware counter group (counters the PMU cannot hold at once are
 //!    measured in separate passes) and one for all software counters together; `wall-time` is
@@ -370,11 +370,11 @@ impl Sampler {
         let all = match &self.iterations {
             Some(all) => {
                 // Warm the caches and predictors again after the other benchmarks' rounds.
-                warm_up(body, self.plan.warm_up_ns / u64::from(rounds));
+                warm_up(body, later_warm_up_ns(&self.plan));
                 all.clone()
             }
             None => {
-                let ns_per_iter = warm_up(body, self.plan.warm_up_ns);
+                let ns_per_iter = warm_up(body, first_warm_up_ns(&self.plan));
                 let all = plan_iterations(&self.plan, ns_per_iter, passes.len());
                 if let Some(note) = overrun_note(&self.plan, &all, ns_per_iter, passes.len()) {
                     if let Some(f) = self.on_note.as_mut() {
@@ -568,6 +568,23 @@ fn median(v: Vec<f64>) -> f64 {
     crate::stats::univariate::Sample::new(&v).map_or(0.0, |s| s.median())
 }
 
+/// The first round's warm-up, which also times the body for the plan: the whole warm-up time
+/// with one round, half of it with more (the other half is shared by the later rounds, so the
+/// warm-up time stays what the user set).
+fn first_warm_up_ns(plan: &Plan) -> u64 {
+    if plan.round_count() > 1 {
+        plan.warm_up_ns / 2
+    } else {
+        plan.warm_up_ns
+    }
+}
+
+/// The warm-up of each later round: its share of the other half of the warm-up time.
+fn later_warm_up_ns(plan: &Plan) -> u64 {
+    let later = u64::from(plan.round_count().saturating_sub(1)).max(1);
+    (plan.warm_up_ns - first_warm_up_ns(plan)) / later
+}
+
 /// Runs the body with doubling iteration counts until `budget_ns` is spent; returns the last
 /// run's nanoseconds per iteration (at least 0.01 ns).
 fn warm_up(body: &mut dyn Body, budget_ns: u64) -> f64 {
@@ -690,6 +707,19 @@ mod tests {
         assert!(overrun_note(&p, &it, 3e8, 2)
             .unwrap()
             .starts_with("20 samples"));
+    }
+
+    #[test]
+    fn rounds_share_the_warm_up_time() {
+        let mut p = plan(false);
+        // One round: the whole warm-up, and no later round.
+        assert_eq!((first_warm_up_ns(&p), later_warm_up_ns(&p)), (1_000_000, 0));
+        p.rounds = 5;
+        assert_eq!(first_warm_up_ns(&p) + 4 * later_warm_up_ns(&p), 1_000_000);
+        assert_eq!(first_warm_up_ns(&p), 500_000);
+        // More rounds than samples: one per sample.
+        p.rounds = 1000;
+        assert_eq!(p.round_count(), 10);
     }
 
     #[test]

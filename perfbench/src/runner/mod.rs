@@ -247,7 +247,6 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         color: report::terminal::color_wanted(),
     };
     let mut reporter = report::terminal::TerminalReporter::new(style);
-    let linear = config.sampling == Sampling::Linear;
     let mut flights: Vec<InFlight<'_>> = chosen
         .iter()
         .map(|p| InFlight::new(p, cli_events.as_ref(), &defaults, &sysfs, &config))
@@ -277,7 +276,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
             if f.done.is_none() {
                 measure_round(f, &sysfs, allowed.as_deref(), &bar, &mut notes);
                 if f.done.is_none() && round + 1 == f.rounds {
-                    f.finish(linear);
+                    f.finish();
                 }
             }
             let Some(r) = f.done.as_mut() else {
@@ -598,8 +597,8 @@ impl<'a> InFlight<'a> {
     }
 
     /// The result after the last round: estimates of every counter and the derived metrics.
-    fn finish(&mut self, linear: bool) {
-        let p = self.p;
+    fn finish(&mut self) {
+        let (p, linear) = (self.p, self.plan.linear);
         let measured = match self.sampler.take().and_then(|s| s.into_measured()) {
             Some(m) => m,
             None => {

@@ -1,5 +1,11 @@
 //! Change detection: did a counter regress, improve, or stay within noise?
 //!
+//! This module holds the vocabulary ([`Change`], [`Verdict`], [`CounterKind`] and its default
+//! thresholds, [`CompareConfig`]) and the rule for runs **without rounds**. Runs measured in
+//! rounds (the runner's default) are judged by [`compare_rounds`](super::compare_rounds) on
+//! the floors of their rounds, which falls back to [`compare`] when a side has fewer than
+//! three rounds.
+//!
 //! [`compare`] takes the per-iteration values of one counter from a baseline run and from a new
 //! run and returns a [`Change`]. A verdict other than [`Verdict::Unchanged`] needs two things:
 //!
