@@ -606,6 +606,7 @@ fn compare_counter(
         Err(reason) => (Presence::NotComparable, Some(reason), None),
     };
     // With rounds on both sides the change compares the floors: show those.
+    let floor = |c: &CounterResult| stats::rounds::floor(&c.round_values());
     let floors = match (floor(base), floor(new)) {
         (Some(b), Some(n)) => Some((b, n)),
         _ => None,
@@ -625,14 +626,6 @@ fn compare_counter(
         new: with_floor(new, floors.map(|f| f.1)),
         change,
     }
-}
-
-/// The counter's floor (its fastest round, see [`stats::rounds`]) when it has enough rounds
-/// for [`stats::compare_rounds`] to compare floors.
-fn floor(c: &CounterResult) -> Option<f64> {
-    let figures = stats::rounds::round_figures(&c.round_values());
-    (figures.len() >= stats::rounds::MIN_ROUNDS)
-        .then(|| figures.into_iter().fold(f64::INFINITY, f64::min))
 }
 
 #[cfg(test)]

@@ -389,3 +389,44 @@ fn sides_load_from_files_and_directories_with_clear_errors() {
     assert!(e.ends_with("missing.json: no such file"), "{e}");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn with_rounds_the_figures_are_the_floors_the_change_compares() {
+    let mut base = synthetic_report();
+    let fib = base
+        .benchmarks
+        .iter_mut()
+        .find(|b| b.id == "math/fib_20")
+        .unwrap();
+    let wall = fib
+        .counters
+        .iter_mut()
+        .find(|c| c.name == "wall-time")
+        .unwrap();
+    wall.rounds = vec![5, 5, 5, 5];
+    let floor = wall
+        .per_iteration
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    let new = scaled(base.clone(), "math/fib_20", "wall-time", 2.0);
+    let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
+    let c = counter(&cmp, "math/fib_20", "wall-time");
+    assert_eq!(c.base.unwrap().point, floor);
+    assert_eq!(c.new.unwrap().point, 2.0 * floor);
+    let change = c.change.unwrap();
+    assert_eq!(change.verdict, Verdict::Regressed);
+    assert_eq!(change.ratio, Some(2.0));
+    assert_eq!(change.baseline, floor);
+    // Without rounds on a side, the figures are the estimates' points.
+    let cycles = counter(&cmp, "math/fib_20", "cycles");
+    assert_eq!(
+        cycles.base.unwrap().point,
+        synthetic_report().benchmarks[0]
+            .counter("cycles")
+            .unwrap()
+            .estimate
+            .unwrap()
+            .point
+    );
+}

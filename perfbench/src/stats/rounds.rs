@@ -137,6 +137,14 @@ pub fn compare_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> C
     }
 }
 
+/// The floor of a run given as its rounds: its smallest round figure, when it has at least
+/// [`MIN_ROUNDS`] rounds with a finite value (what [`compare_rounds`] compares); `None`
+/// otherwise.
+pub fn floor(rounds: &[&[f64]]) -> Option<f64> {
+    let figures = round_figures(rounds);
+    (figures.len() >= MIN_ROUNDS).then(|| figures.into_iter().fold(f64::INFINITY, f64::min))
+}
+
 /// Each round's figure: its smallest finite value; rounds without one are dropped.
 pub fn round_figures(rounds: &[&[f64]]) -> Vec<f64> {
     rounds
