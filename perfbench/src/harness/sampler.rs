@@ -234,8 +234,8 @@ pub struct Progress {
 pub(crate) type Measured = Vec<CounterResult>;
 
 /// Runs the plan for one benchmark, one round at a time: the runner gives the sampler to a
-/// [`Bencher`](super::Bencher) for each round ([`Sampler::next_round`] in between), and takes
-/// the samples of every round at the end ([`Sampler::into_measured`]).
+/// [`Bencher`](super::Bencher) for each round (moving it to the next round in between), and
+/// takes the samples of every round at the end.
 pub struct Sampler {
     counters: Counters,
     plan: Plan,
