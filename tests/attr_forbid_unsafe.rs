@@ -32,6 +32,11 @@ fn no_bencher(n: u64) -> u64 {
     n + 1
 }
 
+#[perfbench(types = [u8, u64], args = [5, 6])]
+fn generic<T: From<u8>>(b: &mut Bencher, n: u8) {
+    b.iter(|| T::from(n));
+}
+
 #[test]
 fn registers_under_forbid_unsafe_code() {
     let names: Vec<&str> = perfbench::__private::BENCHMARKS
@@ -40,11 +45,20 @@ fn registers_under_forbid_unsafe_code() {
         .collect();
     assert!(names.contains(&"plain"), "{names:?}");
     assert!(names.contains(&"with_args"), "{names:?}");
+    assert!(names.contains(&"generic"), "{names:?}");
     let mut b = Bencher::smoke_test();
     for e in perfbench::__private::BENCHMARKS {
-        for i in 0..e.args.len().max(1) {
-            (e.run)(&mut b, i);
+        let runs: Vec<fn(&mut Bencher, usize)> = if e.types.is_empty() {
+            vec![e.run]
+        } else {
+            e.types.iter().map(|t| t.run).collect()
+        };
+        for run in runs {
+            for i in 0..e.args.len().max(1) {
+                run(&mut b, i);
+            }
         }
     }
-    assert_eq!(b.iterations_run(), 4);
+    // One each for `plain` and `no_bencher`, two for `with_args`, four for `generic`.
+    assert_eq!(b.iterations_run(), 8);
 }

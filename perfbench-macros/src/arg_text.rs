@@ -1,16 +1,29 @@
-//! How an `args` value appears in benchmark ids (`sum/1024`, `len/usize::MAX`).
+//! How an `args` value appears in benchmark ids (`sum/1024`, `len/usize::MAX`), and a `types`
+//! entry (`sort/Vec<u8>`).
 //!
 //! `stringify!` of tokens that went through a proc macro spaces every token apart
 //! (`usize :: MAX`), and spans can't be joined on stable Rust to read the source text back,
 //! so the expression is printed here with rustfmt-like spacing: none around `::` and `.`, after
 //! a unary operator or an opening delimiter, before `,`, `?` or a call's parentheses; a space
-//! around binary operators and between words.
+//! around binary operators and between words. A type is printed the same way, except that its
+//! angle brackets hug what they enclose, as rustc prints types (`Vec<Option<u8>>`,
+//! `HashMap<String, u64>`, `&'static str`).
 
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 
 /// `tokens` as a person would write them.
 pub(crate) fn arg_text(tokens: TokenStream) -> String {
     let mut out = Printer::default();
+    out.stream(tokens);
+    out.text
+}
+
+/// The tokens of a type as rustc prints it.
+pub(crate) fn type_text(tokens: TokenStream) -> String {
+    let mut out = Printer {
+        angles: true,
+        ..Printer::default()
+    };
     out.stream(tokens);
     out.text
 }
@@ -34,6 +47,8 @@ enum Last {
 struct Printer {
     text: String,
     last: Last,
+    /// In a type: `<` and `>` are brackets, not operators.
+    angles: bool,
 }
 
 impl Default for Printer {
@@ -41,6 +56,7 @@ impl Default for Printer {
         Printer {
             text: String::new(),
             last: Last::Open,
+            angles: false,
         }
     }
 }
@@ -58,7 +74,10 @@ impl Printer {
                     let mut spacing = p.spacing();
                     while spacing == Spacing::Joint {
                         match tokens.peek() {
-                            Some(TokenTree::Punct(next)) => {
+                            // A lifetime's `'` starts a word of its own (`&'static`).
+                            Some(TokenTree::Punct(next))
+                                if next.as_char() != '\'' && self.glues(&op, next.as_char()) =>
+                            {
                                 op.push(next.as_char());
                                 spacing = next.spacing();
                                 tokens.next();
@@ -73,6 +92,22 @@ impl Printer {
         }
     }
 
+    /// Whether `next`, joint to `op`, belongs to the same operator. In a type, an angle
+    /// bracket stands alone (`<&`, `>,` are two tokens) but for `>>` and `->`.
+    fn glues(&self, op: &str, next: char) -> bool {
+        if !self.angles {
+            return true;
+        }
+        let last = op.chars().last().unwrap_or(' ');
+        match (last, next) {
+            ('<', n) => n == '<',
+            (_, '<') => false,
+            (l, '>') => l == '>' || (l == '-' && op == "-"),
+            ('>', _) => false,
+            _ => true,
+        }
+    }
+
     fn word(&mut self, word: &str) {
         if matches!(self.last, Last::Word | Last::Close | Last::Spaced) {
             self.text.push(' ');
@@ -83,6 +118,20 @@ impl Printer {
 
     fn op(&mut self, op: &str) {
         let after_operand = matches!(self.last, Last::Word | Last::Close);
+        // In a type, `<` opens generic arguments and `>` (`>>` for two) closes them.
+        if self.angles && !op.is_empty() && op.chars().all(|c| c == '<') {
+            if self.last == Last::Spaced {
+                self.text.push(' ');
+            }
+            self.text.push_str(op);
+            self.last = Last::Open;
+            return;
+        }
+        if self.angles && !op.is_empty() && op.chars().all(|c| c == '>') {
+            self.text.push_str(op);
+            self.last = Last::Close;
+            return;
+        }
         match op {
             "::" | "." | ".." | "..=" | "'" => {
                 self.text.push_str(op);
@@ -118,6 +167,15 @@ impl Printer {
         }
     }
 
+    /// Whether the text ends with a keyword that a type or a value follows.
+    fn after_keyword(&self) -> bool {
+        let start = self
+            .text
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        matches!(&self.text[start..], "mut" | "const" | "dyn" | "impl")
+    }
+
     fn group(&mut self, delimiter: Delimiter, inner: TokenStream) {
         let (open, close) = match delimiter {
             Delimiter::Parenthesis => ("(", ")"),
@@ -131,6 +189,8 @@ impl Printer {
         // A call or an index follows its operand directly; a brace is set apart.
         let tight = match delimiter {
             Delimiter::Brace => matches!(self.last, Last::Open | Last::Glue | Last::MacroBang),
+            // Not a call after a keyword: `&mut [u8]`, `*const (u8, u8)`.
+            _ if self.last == Last::Word && self.after_keyword() => false,
             _ => !matches!(self.last, Last::Spaced),
         };
         if !tight {
@@ -153,8 +213,51 @@ impl Printer {
 
 #[cfg(test)]
 mod tests {
-    use super::arg_text;
+    use super::{arg_text, type_text};
     use quote::quote;
+
+    #[test]
+    fn types_as_rustc_prints_them() {
+        let cases = [
+            (quote!(u8), "u8"),
+            (quote!(String), "String"),
+            (quote!(Vec<u8>), "Vec<u8>"),
+            (quote!(Vec<Vec<u8>>), "Vec<Vec<u8>>"),
+            (quote!(Option<Vec<Box<u8>>>), "Option<Vec<Box<u8>>>"),
+            (
+                quote!(std::collections::HashMap<String, u64>),
+                "std::collections::HashMap<String, u64>",
+            ),
+            (quote!(&'static str), "&'static str"),
+            (quote!(Option<&'static str>), "Option<&'static str>"),
+            (quote!(&mut [u8]), "&mut [u8]"),
+            (quote!([u8; 16]), "[u8; 16]"),
+            (quote!((u8, String)), "(u8, String)"),
+            (quote!(()), "()"),
+            (quote!(fn(u8) -> u64), "fn(u8) -> u64"),
+            (
+                quote!(Box<dyn Fn(u8) -> u8 + Send>),
+                "Box<dyn Fn(u8) -> u8 + Send>",
+            ),
+            (quote!(*const u8), "*const u8"),
+            (
+                quote!(<Vec<u8> as IntoIterator>::Item),
+                "<Vec<u8> as IntoIterator>::Item",
+            ),
+            (
+                quote!(Box<dyn Iterator<Item = u8>>),
+                "Box<dyn Iterator<Item = u8>>",
+            ),
+        ];
+        for (tokens, text) in cases {
+            assert_eq!(type_text(tokens), text);
+            // As the compiler hands them over, with joint punctuation (`<&'static`, `>>`).
+            let parsed: proc_macro2::TokenStream = text.parse().unwrap();
+            assert_eq!(type_text(parsed), text);
+        }
+        let spaced: proc_macro2::TokenStream = "Vec < Vec<u8 > >".parse().unwrap();
+        assert_eq!(type_text(spaced), "Vec<Vec<u8>>");
+    }
 
     #[test]
     fn spaced_like_source() {
@@ -178,6 +281,7 @@ mod tests {
             (quote!(Point { x: 1, y: -2 }), "Point { x: 1, y: -2 }"),
             (quote!(0..10), "0..10"),
             (quote!(&mut v), "&mut v"),
+            (quote!(&mut [1, 2]), "&mut [1, 2]"),
             (quote!(parse(s)?), "parse(s)?"),
             (quote!(-(1 + 2)), "-(1 + 2)"),
         ];

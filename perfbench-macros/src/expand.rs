@@ -11,19 +11,35 @@
 //! };
 //! ```
 //!
+//! With `types = [u8, String]` the function is generic, and each type gets its own runner,
+//! calling it with the type given (`sort::<u8>`); the entry lists them:
+//!
+//! ```text
+//! const _: () = {
+//!     fn __perfbench_run_0(b: &mut Bencher, arg: usize) { sort::<u8>(b) }
+//!     fn __perfbench_run_1(b: &mut Bencher, arg: usize) { sort::<String>(b) }
+//!     static __PERFBENCH_ENTRY: Entry = Entry {
+//!         name: "sort",
+//!         types: &[EntryType { name: "u8", run: __perfbench_run_0 }, ..],
+//!         run: __perfbench_run_0,
+//!         ..
+//!     };
+//! };
+//! ```
+//!
 //! Spans and `#![forbid(unsafe_code)]`: linkme turns the static into a `#[used]
 //! #[link_section]` item with an `unsafe` type check, which the `unsafe_code` lint would report
 //! in the user's crate if those tokens carried the user's spans. They don't: they are written
 //! by linkme's own macros, and everything generated here has the call-site span except what
-//! must point into the user's code (the function's name, `args` values, the `Copy` check), so
-//! rustc treats the registration as another crate's macro output and lints none of it. Keep it
-//! that way: never `quote_spanned!` a user span onto the static or its attributes
-//! (`tests/attr_forbid_unsafe.rs` checks this).
+//! must point into the user's code (the function's name, `args` values, `types` entries, the
+//! `Copy` check), so rustc treats the registration as another crate's macro output and lints
+//! none of it. Keep it that way: never `quote_spanned!` a user span onto the static or its
+//! attributes (`tests/attr_forbid_unsafe.rs` checks this).
 //!
 //! [`Entry`]: https://docs.rs/perfbench/latest/perfbench/harness/entry/struct.Entry.html
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{quote, quote_spanned, ToTokens};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, ItemFn, Lit, LitStr};
@@ -44,7 +60,12 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             return with_errors(item, errors);
         }
     };
-    let shape = classify(&func.sig, options.args_key.as_ref(), &mut errors);
+    let shape = classify(
+        &func.sig,
+        options.args_key.as_ref(),
+        options.types_key.as_ref(),
+        &mut errors,
+    );
     if errors.is_empty() {
         register(&func, &options, &shape)
     } else {
@@ -137,9 +158,40 @@ fn register(func: &ItemFn, options: &Options, shape: &Shape) -> TokenStream {
     let file = quote_spanned!(ident.span()=> ::core::file!());
 
     let per_arg = arg_throughput(func, shape, options);
-    let run_body = match &options.args_expr {
-        Some(expr) => run_body_expr(func, shape, expr, &name, &krate, per_arg.as_ref()),
-        None => run_body(func, shape, args, &name, &krate, per_arg.as_ref()),
+    // One runner per type with `types` (calling `f::<T>`), else one (calling `f`).
+    let callees: Vec<(Ident, TokenStream)> = match &options.types {
+        Some(types) => types
+            .iter()
+            .enumerate()
+            .map(|(i, (ty, _))| {
+                (
+                    format_ident!("__perfbench_run_{}", i),
+                    quote!(#ident::<#ty>),
+                )
+            })
+            .collect(),
+        None => vec![(format_ident!("__perfbench_run"), quote!(#ident))],
+    };
+    let run_bodies: Vec<TokenStream> = callees
+        .iter()
+        .map(|(run, callee)| {
+            let call = Callee { run, callee };
+            match &options.args_expr {
+                Some(expr) => run_body_expr(call, shape, expr, &name, &krate, per_arg.as_ref()),
+                None => run_body(call, shape, args, &name, &krate, per_arg.as_ref()),
+            }
+        })
+        .collect();
+    let first_run = &callees[0].0;
+    let types = match &options.types {
+        Some(types) => {
+            let entries = types.iter().zip(&callees).map(|((ty, text), (run, _))| {
+                let text = LitStr::new(text, ty.span());
+                quote!(#krate::__private::EntryType { name: #text, run: #run })
+            });
+            quote!(&[#(#entries),*])
+        }
+        None => quote!(&[]),
     };
     let entry_options = entry_options(options, &krate, per_arg.is_some());
 
@@ -148,7 +200,7 @@ fn register(func: &ItemFn, options: &Options, shape: &Shape) -> TokenStream {
 
         #(#cfgs)*
         const _: () = {
-            #run_body
+            #(#run_bodies)*
             #arg_list_fn
 
             #[#krate::__private::linkme::distributed_slice(#krate::__private::BENCHMARKS)]
@@ -164,8 +216,9 @@ fn register(func: &ItemFn, options: &Options, shape: &Shape) -> TokenStream {
                 line: #line,
                 args: &[#(#arg_names),*],
                 arg_names: #arg_list,
+                types: #types,
                 options: #entry_options,
-                run: __perfbench_run,
+                run: #first_run,
             };
         };
     }
@@ -250,17 +303,24 @@ fn copy_check() -> TokenStream {
     }
 }
 
+/// A runner to generate: its name, and how it calls the benchmark function (`f`, or `f::<T>`
+/// for one of `types`).
+#[derive(Clone, Copy)]
+struct Callee<'a> {
+    run: &'a Ident,
+    callee: &'a TokenStream,
+}
+
 /// `fn __perfbench_run(bencher: &mut Bencher, arg: usize)`: calls the function for argument
 /// number `arg`.
 fn run_body(
-    func: &ItemFn,
+    Callee { run, callee: ident }: Callee<'_>,
     shape: &Shape,
     args: &[Expr],
     name: &LitStr,
     krate: &TokenStream,
     per_arg: Option<&ArgThroughput>,
 ) -> TokenStream {
-    let ident = &func.sig.ident;
     // Mixed-site hygiene: the generated locals can't clash with names in the user's `args`.
     let bencher = Ident::new("bencher", Span::mixed_site());
     let index = Ident::new("arg", Span::mixed_site());
@@ -324,7 +384,7 @@ fn run_body(
         }
     };
     quote! {
-        fn __perfbench_run(#bencher: &mut #krate::Bencher, #index: ::core::primitive::usize) {
+        fn #run(#bencher: &mut #krate::Bencher, #index: ::core::primitive::usize) {
             #body
         }
     }
@@ -334,14 +394,13 @@ fn run_body(
 /// number `arg` of the expression (evaluated anew, outside the measurement) and calls the
 /// function with it.
 fn run_body_expr(
-    func: &ItemFn,
+    Callee { run, callee: ident }: Callee<'_>,
     shape: &Shape,
     expr: &Expr,
     name: &LitStr,
     krate: &TokenStream,
     per_arg: Option<&ArgThroughput>,
 ) -> TokenStream {
-    let ident = &func.sig.ident;
     let bencher = Ident::new("bencher", Span::mixed_site());
     let index = Ident::new("arg", Span::mixed_site());
     let value = Ident::new("__perfbench_value", Span::mixed_site());
@@ -371,7 +430,7 @@ fn run_body_expr(
     };
     let set = set_throughput(per_arg, &value, &bencher, krate);
     quote! {
-        fn __perfbench_run(#bencher: &mut #krate::Bencher, #index: ::core::primitive::usize) {
+        fn #run(#bencher: &mut #krate::Bencher, #index: ::core::primitive::usize) {
             #take
             #set
             #call

@@ -4,7 +4,7 @@
 //! Module map:
 //! - `options`: the attribute's arguments, parsed and checked.
 //! - `signature`: which function shapes are accepted.
-//! - `arg_text`: how an `args` value is shown in benchmark ids.
+//! - `arg_text`: how an `args` value or a `types` entry is shown in benchmark ids.
 //! - `expand`: the generated registration (one `perfbench::__private::Entry` per function,
 //!   in the `BENCHMARKS` distributed slice).
 //! - `misuse`: no code; the `compile_fail` doctests, one per misuse.
@@ -66,8 +66,8 @@ mod signature;
 ///
 /// # Functions
 ///
-/// A benchmark function is a free function (not a method), neither generic, `async` nor
-/// `unsafe`, of one of these shapes:
+/// A benchmark function is a free function (not a method), neither `async` nor `unsafe`, and
+/// generic only over one type parameter that [`types`](#types) fills, of one of these shapes:
 ///
 /// | signature | measured as |
 /// | --- | --- |
@@ -75,6 +75,7 @@ mod signature;
 /// | `fn f(b: &mut Bencher)` | `f(b)`: the function calls one of `b`'s `iter*` methods once, setup before it is not measured |
 /// | `fn f(b: &mut Bencher, n: T)` with `args` | `f(b, value)` for each value |
 /// | `fn f(n: T) [-> U]` with `args` | `b.iter(\|\| f(black_box(value)))` for each value; `T` must be `Copy` |
+/// | any of these with a type parameter, `fn f<T>(...)`, with `types` | the same with `f::<Type>`, for each type |
 ///
 /// A function that takes the `Bencher` returns nothing: return the value from the closure
 /// given to `b.iter` instead. Lifetime parameters are fine; `#[cfg(..)]` on the function applies
@@ -135,6 +136,40 @@ mod signature;
 /// # fn main() {
 /// #     let e = perfbench::__private::BENCHMARKS.iter().find(|e| e.name == "powers").unwrap();
 /// #     assert_eq!(e.arg_texts(), ["1", "16", "256", "4096"]);
+/// # }
+/// ```
+///
+/// ## `types`
+///
+/// One benchmark per type, for a function with one type parameter, which each type fills in
+/// turn (`sort::<u8>`, `sort::<u64>`, ...). The id names the type as rustc prints it
+/// (`sort/u8`, `sort/Vec<u8>`, `sort/&'static str`); with `args` too, there is one benchmark
+/// per type and value, the type first (`sort_n/u8/64`), and the JSON report's `params` holds
+/// what follows the name (`u8/64`). A type that does not meet the function's bounds is a
+/// compile error at the type in the list.
+///
+/// ```
+/// use perfbench::{perfbench, Bencher};
+/// use std::str::FromStr;
+///
+/// // `sort/u8`, `sort/u64`, `sort/String`.
+/// #[perfbench(types = [u8, u64, String])]
+/// fn sort<T: Ord + Clone + FromStr>(b: &mut Bencher) {
+///     let v: Vec<T> = (0..=255u8).rev().filter_map(|i| T::from_str(&i.to_string()).ok()).collect();
+///     b.iter_batched(|| v.clone(), |mut v| v.sort());
+/// }
+///
+/// // `fill/u8/64`, `fill/u8/4096`, `fill/Vec<u8>/64`, `fill/Vec<u8>/4096`.
+/// #[perfbench(types = [u8, Vec<u8>], args = [64, 4096])]
+/// fn fill<T: Default + Clone>(n: usize) -> Vec<T> {
+///     vec![T::default(); n]
+/// }
+/// # fn main() {
+/// #     let e = perfbench::__private::BENCHMARKS.iter().find(|e| e.name == "fill").unwrap();
+/// #     assert_eq!(e.type_names(), ["u8", "Vec<u8>"]);
+/// #     let ids: Vec<String> = perfbench::runner::planned("doc").into_iter().map(|p| p.id).collect();
+/// #     assert_eq!(ids, ["doc/sort/u8", "doc/sort/u64", "doc/sort/String", "doc/fill/u8/64",
+/// #         "doc/fill/u8/4096", "doc/fill/Vec<u8>/64", "doc/fill/Vec<u8>/4096"]);
 /// # }
 /// ```
 ///

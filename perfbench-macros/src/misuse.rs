@@ -9,7 +9,7 @@
 //! ```compile_fail
 //! use perfbench::perfbench;
 //!
-//! #[perfbench(sample_szie = 10)] // error: unknown option `sample_szie`; the options are: args, name, group, counters, sample_size, warm_up_time, measurement_time, throughput, thresholds, ignore, crate
+//! #[perfbench(sample_szie = 10)] // error: unknown option `sample_szie`; the options are: args, types, name, group, counters, sample_size, warm_up_time, measurement_time, throughput, thresholds, ignore, crate
 //! fn f() {}
 //! # fn main() {}
 //! ```
@@ -83,6 +83,93 @@
 //!
 //! #[perfbench(args = [1, "two"])] // error[E0308]: mismatched types
 //! fn f(b: &mut Bencher, n: u32) {}
+//! # fn main() {}
+//! ```
+//!
+//! ## `types`
+//! A generic function without `types`:
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench]
+//! fn f<T: Ord>(b: &mut Bencher) {} // error: `f` is generic over `T`: say which types to run it with
+//! # fn main() {}
+//! ```
+//! `types` on a function that isn't generic:
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench(types = [u8, u64])] // error: `types` given, but `f` has no type parameter to receive them
+//! fn f(b: &mut Bencher) {}
+//! # fn main() {}
+//! ```
+//! More than one type parameter (reported at the others):
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench(types = [u8, u64])]
+//! fn f<T, U>(b: &mut Bencher) {} // error: `f` has 2 type parameters (`T`, `U`); a benchmark has at most one
+//! # fn main() {}
+//! ```
+//! Const generics (not supported, with or without `types`):
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench(types = [u8])]
+//! fn f<T, const N: usize>(b: &mut Bencher) {} // error: a benchmark can't be generic over constants
+//! # fn main() {}
+//! ```
+//! An empty list, a type without the list, a value that isn't a type, a type listed twice:
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(types = [])] // error: `types` is empty
+//! fn f<T: Default>() -> T { T::default() }
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(types = u8)] // error: `types` takes a list of types: `types = [u8, u64, String]`
+//! fn f<T: Default>() -> T { T::default() }
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(types = [u8, 64])] // error: expected
+//! fn f<T: Default>() -> T { T::default() }
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(types = [_])] // error: `_` is not a type to run the benchmark with
+//! fn f<T: Default>() -> T { T::default() }
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(types = [Vec<u8>, u64, Vec < u8 >])] // error: type `Vec<u8>` is listed twice
+//! fn f<T: Default>() -> T { T::default() }
+//! # fn main() {}
+//! ```
+//! A type that does not meet the function's bounds is rustc's error, at the type in the list:
+//! ```compile_fail,E0277
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(types = [u8, String])] // error[E0277]: the trait bound `String: Copy` is not satisfied
+//! fn f<T: Copy + Default>() -> T { T::default() }
+//! # fn main() {}
+//! ```
+//! An argument that does not fit the parameter for one of the types (here `String`), at the
+//! argument:
+//! ```compile_fail,E0308
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench(types = [u8, String], args = [1])] // error[E0308]: mismatched types
+//! fn f<T>(b: &mut Bencher, n: T) {}
 //! # fn main() {}
 //! ```
 //!
@@ -323,26 +410,26 @@
 //! # fn main() {}
 //! ```
 //!
-//! Generic, `async`, `unsafe`, methods:
+//! Generic without `types`, `async`, `unsafe`, methods:
 //! ```compile_fail
 //! use perfbench::perfbench;
 //!
 //! #[perfbench]
-//! fn f<T: Default>() -> T { T::default() } // error: a benchmark can't be generic over types or constants
+//! fn f<T: Default>() -> T { T::default() } // error: `f` is generic over `T`: say which types to run it with, `#[perfbench(types = [u8, u64])]`
 //! # fn main() {}
 //! ```
 //! ```compile_fail
 //! use perfbench::perfbench;
 //!
 //! #[perfbench]
-//! fn f<const N: usize>() -> usize { N } // error: a benchmark can't be generic over types or constants
+//! fn f<const N: usize>() -> usize { N } // error: a benchmark can't be generic over constants
 //! # fn main() {}
 //! ```
 //! ```compile_fail
 //! use perfbench::perfbench;
 //!
 //! #[perfbench(args = [1])]
-//! fn f(n: impl Into<u64>) -> u64 { n.into() } // error: a benchmark can't be generic: an `impl Trait` parameter
+//! fn f(n: impl Into<u64>) -> u64 { n.into() } // error: a benchmark can't take `impl Trait`: name a concrete type, or a type parameter filled by `types = [...]`
 //! # fn main() {}
 //! ```
 //! ```compile_fail

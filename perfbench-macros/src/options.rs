@@ -1,4 +1,4 @@
-//! The attribute's arguments: `#[perfbench(name = "x", args = [1, 2], ignore, ...)]`.
+//! The attribute's arguments: `#[perfbench(name = "x", args = [1, 2], types = [u8], ignore, ...)]`.
 //!
 //! Parsing is generic (`key`, `key = value`, or `key(...)`), so that a misspelt or repeated
 //! option is reported as such rather than as a syntax error; each value is then checked on its
@@ -10,13 +10,16 @@ use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, Ident, Lit, LitStr, Path, Token, UnOp};
+use syn::{Expr, ExprLit, Ident, Lit, LitStr, Path, Token, Type, UnOp};
+
+use crate::arg_text::type_text;
 
 use crate::Errors;
 
 /// Every option, in the order the docs list them (`crate` last: few need it).
 pub(crate) const KNOWN: &[&str] = &[
     "args",
+    "types",
     "name",
     "group",
     "counters",
@@ -39,6 +42,10 @@ pub(crate) struct Options {
     pub args_expr: Option<Expr>,
     /// The `args` key, when given (even with a bad value), for the signature checks.
     pub args_key: Option<Ident>,
+    /// `types = [u8, Vec<u8>]`: each type, and its text in the ids (`Vec<u8>`).
+    pub types: Option<Vec<(Type, String)>>,
+    /// The `types` key, when given (even with a bad value), for the signature checks.
+    pub types_key: Option<Ident>,
     pub name: Option<LitStr>,
     pub group: Option<LitStr>,
     pub counters: Option<Vec<LitStr>>,
@@ -67,6 +74,10 @@ enum RawValue {
     Expr(Box<Expr>),
     Path(Path),
     Parens(TokenStream),
+    /// `types = [...]`: types aren't expressions (`Vec<u8>`), so the list is kept as tokens.
+    Brackets(TokenStream),
+    /// `types = T` without the brackets.
+    Type(Box<Type>),
 }
 
 impl Parse for RawOption {
@@ -80,6 +91,12 @@ impl Parse for RawOption {
                     syn::Error::new(e.span(), "`crate` takes a path: `crate = ::my_perfbench`")
                 })?;
                 RawValue::Path(path)
+            } else if key == "types" && input.peek(syn::token::Bracket) {
+                let content;
+                syn::bracketed!(content in input);
+                RawValue::Brackets(content.parse()?)
+            } else if key == "types" {
+                RawValue::Type(input.parse()?)
             } else {
                 RawValue::Expr(input.parse()?)
             }
@@ -103,6 +120,8 @@ impl RawOption {
             RawValue::Expr(e) => quote!(#key = #e),
             RawValue::Path(p) => quote!(#key = #p),
             RawValue::Parens(t) => quote!(#key(#t)),
+            RawValue::Brackets(t) => quote!(#key = [#t]),
+            RawValue::Type(t) => quote!(#key = #t),
         }
     }
 }
@@ -145,6 +164,9 @@ impl Options {
             if key == "args" {
                 options.args_key = Some(option.key.clone());
             }
+            if key == "types" {
+                options.types_key = Some(option.key.clone());
+            }
             if let Err(e) = options.set(&key, option) {
                 errors.push(e);
             }
@@ -176,6 +198,16 @@ impl Options {
                     whole,
                     "`crate` takes a path: `crate = ::my_perfbench`",
                 )),
+            };
+        }
+        if key == "types" {
+            return match option.value {
+                RawValue::Brackets(list) => {
+                    self.types = Some(types(&option.key, list)?);
+                    Ok(())
+                }
+                RawValue::Type(ty) => Err(syn::Error::new_spanned(ty, TYPES_USAGE)),
+                _ => Err(syn::Error::new_spanned(whole, TYPES_USAGE)),
             };
         }
         let RawValue::Expr(value) = option.value else {
@@ -219,6 +251,41 @@ impl Options {
             None => quote!(::perfbench),
         }
     }
+}
+
+const TYPES_USAGE: &str = "`types` takes a list of types: `types = [u8, u64, String]`";
+
+/// `types = [u8, Vec<u8>]`: each type and its text, which must differ between the types (it
+/// names the benchmarks).
+fn types(key: &Ident, list: TokenStream) -> syn::Result<Vec<(Type, String)>> {
+    if list.is_empty() {
+        return Err(syn::Error::new_spanned(
+            quote!(#key = [#list]),
+            "`types` is empty: give at least one type, or leave the option out",
+        ));
+    }
+    let parsed = syn::parse::Parser::parse2(Punctuated::<Type, Token![,]>::parse_terminated, list)
+        .map_err(|e| syn::Error::new(e.span(), format!("{e}: {TYPES_USAGE}")))?;
+    let mut out: Vec<(Type, String)> = Vec::new();
+    let mut errors = Errors::default();
+    for ty in parsed {
+        let text = type_text(ty.to_token_stream());
+        if matches!(ty, Type::Infer(_) | Type::ImplTrait(_)) {
+            errors.push(syn::Error::new_spanned(
+                &ty,
+                format!("`{text}` is not a type to run the benchmark with: name a concrete type"),
+            ));
+        } else if out.iter().any(|(_, t)| *t == text) {
+            errors.push(syn::Error::new_spanned(
+                &ty,
+                format!("type `{text}` is listed twice"),
+            ));
+        } else {
+            out.push((ty, text));
+        }
+    }
+    errors.finish()?;
+    Ok(out)
 }
 
 fn non_empty_str(key: &str, value: Expr) -> syn::Result<LitStr> {

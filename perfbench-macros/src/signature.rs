@@ -17,8 +17,14 @@ pub(crate) enum Shape {
     BencherArg,
 }
 
-/// Checks `sig` against the accepted shapes. `args` is the `args` option's key, if given.
-pub(crate) fn classify(sig: &Signature, args: Option<&Ident>, errors: &mut Errors) -> Shape {
+/// Checks `sig` against the accepted shapes. `args` and `types` are those options' keys, if
+/// given.
+pub(crate) fn classify(
+    sig: &Signature,
+    args: Option<&Ident>,
+    types: Option<&Ident>,
+    errors: &mut Errors,
+) -> Shape {
     let name = &sig.ident;
     if let Some(token) = &sig.asyncness {
         errors.push(syn::Error::new_spanned(
@@ -34,19 +40,7 @@ pub(crate) fn classify(sig: &Signature, args: Option<&Ident>, errors: &mut Error
              `unsafe` block with a `// SAFETY:` note",
         ));
     }
-    let generic: Vec<&GenericParam> = sig
-        .generics
-        .params
-        .iter()
-        .filter(|p| !matches!(p, GenericParam::Lifetime(_)))
-        .collect();
-    if !generic.is_empty() {
-        errors.push(syn::Error::new_spanned(
-            &sig.generics,
-            "a benchmark can't be generic over types or constants: `#[perfbench]` registers one \
-             concrete function; write a small wrapper per type",
-        ));
-    }
+    generics(sig, types, errors);
     if let Some(variadic) = &sig.variadic {
         errors.push(syn::Error::new_spanned(
             variadic,
@@ -72,8 +66,8 @@ pub(crate) fn classify(sig: &Signature, args: Option<&Ident>, errors: &mut Error
         if let Some(t) = impl_trait(&p.ty) {
             errors.push(syn::Error::new_spanned(
                 t,
-                "a benchmark can't be generic: an `impl Trait` parameter makes it so; name a \
-                 concrete type",
+                "a benchmark can't take `impl Trait`: name a concrete type, or a type parameter \
+                 filled by `types = [...]`",
             ));
         }
     }
@@ -160,6 +154,58 @@ pub(crate) fn classify(sig: &Signature, args: Option<&Ident>, errors: &mut Error
         ));
     }
     shape
+}
+
+/// Lifetimes are fine; one type parameter with `types`, filled by each type in turn; no
+/// constants.
+fn generics(sig: &Signature, types: Option<&Ident>, errors: &mut Errors) {
+    let name = &sig.ident;
+    let mut type_params = Vec::new();
+    for param in &sig.generics.params {
+        match param {
+            GenericParam::Type(t) => type_params.push(t),
+            GenericParam::Const(c) => errors.push(syn::Error::new_spanned(
+                c,
+                "a benchmark can't be generic over constants: `#[perfbench]` registers concrete \
+                 functions; write a small wrapper per value",
+            )),
+            GenericParam::Lifetime(_) => {}
+        }
+    }
+    let names = type_params
+        .iter()
+        .map(|t| format!("`{}`", t.ident))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match (types, type_params.as_slice()) {
+        (None, []) | (Some(_), [_]) => {}
+        (None, [only]) => errors.push(syn::Error::new_spanned(
+            only,
+            format!(
+                "`{name}` is generic over {names}: say which types to run it with, \
+                 `#[perfbench(types = [u8, u64])]`"
+            ),
+        )),
+        (None, [_, rest @ ..]) | (Some(_), [_, rest @ ..]) => {
+            let extra: Vec<_> = rest.iter().map(|p| p.to_token_stream()).collect();
+            errors.push(syn::Error::new_spanned(
+                quote::quote!(#(#extra),*),
+                format!(
+                    "`{name}` has {} type parameters ({names}); a benchmark has at most one, \
+                     filled by `types = [...]`: fix the others in the function, or make the \
+                     one parameter a tuple",
+                    type_params.len()
+                ),
+            ));
+        }
+        (Some(key), []) => errors.push(syn::Error::new_spanned(
+            key,
+            format!(
+                "`types` given, but `{name}` has no type parameter to receive them: write \
+                 `fn {name}<T>(...)`"
+            ),
+        )),
+    }
 }
 
 enum BencherKind {

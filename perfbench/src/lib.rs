@@ -39,7 +39,9 @@ pub mod units;
 /// What the `#[perfbench]` attribute's generated code refers to. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::harness::entry::{throughput_count, Entry, Options, Throughput, BENCHMARKS};
+    pub use crate::harness::entry::{
+        throughput_count, Entry, EntryType, Options, Throughput, BENCHMARKS,
+    };
     pub use linkme;
 }
 

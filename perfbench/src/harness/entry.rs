@@ -45,8 +45,8 @@ impl Default for Options {
     }
 }
 
-/// One registered benchmark function (with `args`, one function standing for several
-/// benchmarks, one per argument).
+/// One registered benchmark function (with `args` and `types`, one function standing for
+/// several benchmarks: one per type and argument).
 #[derive(Clone, Copy, Debug)]
 pub struct Entry {
     /// The benchmark's name: the function's name, or `name = "..."`.
@@ -64,9 +64,23 @@ pub struct Entry {
     pub args: &'static [&'static str],
     /// With `args = EXPR` (not a literal list): the values' `Display`, computed at run time.
     pub arg_names: Option<fn() -> Vec<String>>,
+    /// With `types = [...]` (a generic function): each type, in the order written, with its
+    /// own runner; empty otherwise.
+    pub types: &'static [EntryType],
     /// The attribute's options.
     pub options: Options,
-    /// Runs the benchmark for argument number `arg` (0 without `args`).
+    /// Runs the benchmark for argument number `arg` (0 without `args`); with `types`, for the
+    /// first type (each type's runner is in [`Entry::types`]).
+    pub run: fn(&mut Bencher, usize),
+}
+
+/// One type of a generic benchmark (`types = [u8, Vec<u8>]`).
+#[derive(Clone, Copy, Debug)]
+pub struct EntryType {
+    /// The type as rustc prints it, without spaces inside angle brackets (`Vec<u8>`,
+    /// `&'static str`); the benchmark id names it (`group/name/Vec<u8>`).
+    pub name: &'static str,
+    /// Runs the benchmark with this type, for argument number `arg` (0 without `args`).
     pub run: fn(&mut Bencher, usize),
 }
 
@@ -83,6 +97,11 @@ impl Entry {
     /// Whether the function takes `args` (a literal list or an expression).
     pub fn has_args(&self) -> bool {
         !self.args.is_empty() || self.arg_names.is_some()
+    }
+
+    /// The type names of a generic benchmark (`types`), in the order written; empty for others.
+    pub fn type_names(&self) -> Vec<&'static str> {
+        self.types.iter().map(|t| t.name).collect()
     }
 }
 

@@ -31,7 +31,7 @@
 //! - Members appear in the order of the fields here. Objects keyed by name (`counters`,
 //!   `derived`, `machine.sources`) keep the order of the vectors (the order the user asked for);
 //!   a repeated name keeps its first entry.
-//! - `params` is `null` without `args`; `throughput` is `{"bytes": N}`, `{"elements": N}` or
+//! - `params` is `null` without `args` and `types`; `throughput` is `{"bytes": N}`, `{"elements": N}` or
 //!   `null`; `outcome` is `measured`, `tested`, `panicked` or `failed`, and `error` holds the
 //!   message of the last two.
 //! - **Non-finite numbers**: JSON has no NaN or infinity. Any non-finite float is written as
@@ -282,7 +282,8 @@ pub struct Benchmark {
     pub group: String,
     /// The function's name (or the `name` option).
     pub name: String,
-    /// The argument, for benchmarks with `args`.
+    /// What follows the name in the id: the argument with `args` (`64`), the type with `types`
+    /// (`u8`), the type then the argument with both (`u8/64`).
     pub params: Option<String>,
     /// Declared throughput per iteration.
     #[serde(default)]

@@ -19,7 +19,7 @@ use crate::doctor::Machine;
 use crate::events::{self, Event, Sysfs};
 use crate::harness::affinity;
 use crate::harness::bencher::Bencher;
-use crate::harness::entry::{self, Entry};
+use crate::harness::entry::{self, Entry, EntryType};
 use crate::harness::sampler::{Plan, Sampler};
 use crate::model::{
     self, Benchmark, Config, CounterResult, Derived, Outcome, Report, Sampling, Throughput,
@@ -50,22 +50,29 @@ pub const DEFAULT_HARDWARE: &[&str] = &[
 pub const DEFAULT_SOFTWARE: &[&str] =
     &["wall-time", "task-clock", "page-faults", "context-switches"];
 
-/// One benchmark to run: an entry and, with `args`, one of its arguments.
+/// One benchmark to run: an entry and, with `types`, one of its types and, with `args`, one of
+/// its arguments.
 #[derive(Clone, Debug)]
 pub struct Planned {
     /// The registered function.
     pub entry: &'static Entry,
+    /// With `types`: the type (`u8`, `Vec<u8>`).
+    pub type_name: Option<&'static str>,
+    /// Runs it (the type's runner with `types`, else the entry's).
+    pub run: fn(&mut Bencher, usize),
     /// Which argument (0 without `args`).
     pub arg: usize,
-    /// `group/name[/param]`.
+    /// `group/name[/params]`.
     pub id: String,
     /// The group.
     pub group: String,
-    /// The argument's text.
+    /// What follows the name in the id: the argument's text (`64`), the type (`u8`), or both
+    /// (`u8/64`); `None` without `args` and `types`.
     pub params: Option<String>,
 }
 
-/// Every registered benchmark, expanded per argument, in registration order.
+/// Every registered benchmark, expanded per type then per argument (`sort/u8/64`,
+/// `sort/u8/1024`, `sort/u64/64`, ...), in registration order.
 pub fn planned(suite: &str) -> Vec<Planned> {
     let mut out = Vec::new();
     for e in entry::registered() {
@@ -73,23 +80,41 @@ pub fn planned(suite: &str) -> Vec<Planned> {
             .group
             .map(str::to_owned)
             .unwrap_or_else(|| default_group(e.module_path, suite));
-        let base = format!("{group}/{}", e.name);
-        if !e.has_args() {
-            out.push(Planned {
-                entry: e,
-                arg: 0,
-                id: base,
-                group,
-                params: None,
-            });
+        // `None`: not generic, one benchmark per argument.
+        let types: Vec<Option<&'static EntryType>> = if e.types.is_empty() {
+            vec![None]
         } else {
-            for (i, a) in e.arg_texts().into_iter().enumerate() {
+            e.types.iter().map(Some).collect()
+        };
+        // `None`: no `args`, one benchmark per type.
+        let args: Vec<Option<String>> = if e.has_args() {
+            e.arg_texts().into_iter().map(Some).collect()
+        } else {
+            vec![None]
+        };
+        for ty in types {
+            let (type_name, run) = match ty {
+                Some(t) => (Some(t.name), t.run),
+                None => (None, e.run),
+            };
+            for (i, a) in args.iter().enumerate() {
+                let params = match (type_name, a) {
+                    (Some(t), Some(a)) => Some(format!("{t}/{a}")),
+                    (Some(t), None) => Some(t.to_owned()),
+                    (None, a) => a.clone(),
+                };
+                let id = match &params {
+                    Some(p) => format!("{group}/{}/{p}", e.name),
+                    None => format!("{group}/{}", e.name),
+                };
                 out.push(Planned {
                     entry: e,
+                    type_name,
+                    run,
                     arg: i,
-                    id: format!("{base}/{a}"),
+                    id,
                     group: group.clone(),
-                    params: Some(a),
+                    params,
                 });
             }
         }
@@ -726,7 +751,7 @@ fn measure_once(f: &mut InFlight<'_>, events: &[Event], bar: &Progress) {
         }
     };
     let mut bencher = Bencher::measuring(sampler);
-    let run = p.entry.run;
+    let run = p.run;
     let arg = p.arg;
     let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut bencher, arg)));
     if let Err(payload) = outcome {
@@ -815,7 +840,7 @@ fn smoke_test(chosen: &[Planned]) -> ExitCode {
     let (mut passed, mut failed_n) = (0, 0);
     for p in chosen {
         let mut b = Bencher::smoke_test();
-        let run = p.entry.run;
+        let run = p.run;
         let arg = p.arg;
         let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut b, arg)));
         match outcome {
