@@ -222,8 +222,8 @@ pub struct CompareConfig {
     /// many times the robust spread of the round figures, for benchmarks whose rounds show
     /// that they move more than the threshold allows for.
     pub noise_factor: f64,
-    /// With rounds: an absolute change per iteration whose whole interval lies beyond this is
-    /// a change whatever the threshold (0.5 for exact counters: one more instruction per
+    /// With rounds: a difference of the floors of at least this much per iteration is a
+    /// change whatever the threshold (0.5 for exact counters: one more instruction per
     /// iteration; infinite, so never, for the others).
     pub min_step: f64,
 }
@@ -285,20 +285,19 @@ pub enum Method {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Change {
-    /// The baseline's figure: the median of its round figures when both runs have rounds
-    /// ([`compare_rounds`](super::compare_rounds)), else the mean of its values without severe
-    /// outliers (0 when the baseline has no finite value).
+    /// The baseline's figure: its floor (the smallest round figure) when both runs have
+    /// rounds ([`compare_rounds`](super::compare_rounds)), else the mean of its values without
+    /// severe outliers (0 when the baseline has no finite value).
     #[serde(with = "crate::json_fields::nullable")]
     #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub baseline: f64,
-    /// new / baseline: with rounds, the Hodges-Lehmann ratio of the round figures (the median
-    /// of every new / baseline pair); else `mean(new) / mean(baseline)`. `None` when it is
-    /// undefined (a figure not positive, or a side empty).
+    /// new / baseline: with rounds, the ratio of the floors; else `mean(new) /
+    /// mean(baseline)`. `None` when it is undefined (a figure not positive, or a side empty).
     pub ratio: Option<f64>,
-    /// The lower bound of the ratio's confidence interval: with rounds, the distribution-free
-    /// interval of the Mann-Whitney order statistics; else the bootstrap interval (both runs
-    /// resampled independently, percentile method). `None` when the ratio is undefined for the
-    /// data or for any resample.
+    /// The lower bound of the ratio's confidence interval, a percentile bootstrap with both
+    /// runs resampled independently: with rounds, of the floor ratio over rounds; else of the
+    /// ratio of means over samples. `None` when the ratio is undefined for the data or for any
+    /// resample.
     pub ci_low: Option<f64>,
     /// The upper bound of that interval.
     pub ci_high: Option<f64>,
