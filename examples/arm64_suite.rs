@@ -5,37 +5,89 @@
 //! `--suite=`) runs this binary and asserts that its JSON report shows exactly k instructions per
 //! iteration, read through `mrs`.
 //!
+//! `ARM64_SUITE_EXTRA=add_37,add_4` (names of the functions below, or `all`) gives each named
+//! benchmark one more `add` per iteration, k + 1, without changing its id: the change the guest
+//! test compares with a baseline of the same suite run without it. The variable is read once;
+//! the choice between the two bodies is made outside `b.iter`, so the measured body is
+//! straight-line asm either way.
+//!
 //! Only aarch64 has benchmarks; elsewhere the suite is empty.
 
 #[cfg(target_arch = "aarch64")]
 mod bodies {
+    use std::sync::OnceLock;
+
     use perfbench::{perfbench, Bencher};
+
+    /// The variable naming the benchmarks that get one more instruction per iteration.
+    const EXTRA: &str = "ARM64_SUITE_EXTRA";
+
+    /// Whether the benchmark function `name` gets one more instruction per iteration.
+    fn extra(name: &str) -> bool {
+        static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+        let names = NAMES.get_or_init(|| {
+            std::env::var(EXTRA)
+                .unwrap_or_default()
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned)
+                .collect()
+        });
+        names.iter().any(|n| n == name || n == "all")
+    }
 
     macro_rules! straight_line {
         ($($name:ident => $k:literal),* $(,)?) => {
             $(
-                #[doc = concat!("Exactly ", stringify!($k), " `add` instructions per iteration.")]
+                #[doc = concat!("Exactly ", stringify!($k), " `add` instructions per iteration")]
+                #[doc = concat!("(one more when `ARM64_SUITE_EXTRA` names `", stringify!($name), "`).")]
                 #[perfbench(group = "arm64")]
                 fn $name(b: &mut Bencher) {
-                    b.iter(|| {
-                        // SAFETY: register-only arithmetic on a scratch register.
-                        unsafe {
-                            std::arch::asm!(
-                                ".rept {k}",
-                                "add {x}, {x}, #1",
-                                ".endr",
-                                x = out(reg) _,
-                                k = const $k,
-                                options(nostack),
-                            )
-                        }
-                    });
+                    if extra(stringify!($name)) {
+                        b.iter(|| {
+                            // SAFETY: register-only arithmetic on a scratch register.
+                            unsafe {
+                                std::arch::asm!(
+                                    ".rept {k}",
+                                    "add {x}, {x}, #1",
+                                    ".endr",
+                                    x = out(reg) _,
+                                    k = const $k + 1,
+                                    options(nostack),
+                                )
+                            }
+                        });
+                    } else {
+                        b.iter(|| {
+                            // SAFETY: as above.
+                            unsafe {
+                                std::arch::asm!(
+                                    ".rept {k}",
+                                    "add {x}, {x}, #1",
+                                    ".endr",
+                                    x = out(reg) _,
+                                    k = const $k,
+                                    options(nostack),
+                                )
+                            }
+                        });
+                    }
                 }
             )*
         };
     }
 
-    straight_line!(add_0 => 0, add_1 => 1, add_2 => 2, add_4 => 4, add_16 => 16, add_64 => 64);
+    straight_line!(
+        add_0 => 0,
+        add_1 => 1,
+        add_2 => 2,
+        add_4 => 4,
+        add_16 => 16,
+        add_37 => 37,
+        add_64 => 64,
+        add_1001 => 1001,
+    );
 }
 
 perfbench::main!();
