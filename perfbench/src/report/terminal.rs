@@ -505,12 +505,12 @@ fn comparison_summary(suite: &Report, name: &str, color: bool) -> String {
         for c in &b.counters {
             let Some(ch) = c.change else { continue };
             let what = || {
-                format!(
-                    "{} {} {}",
-                    b.id,
-                    c.name,
-                    crate::units::format_change(ch.ratio)
-                )
+                // A counter that was 0 has no ratio: say where it came from.
+                let change = match ch.ratio {
+                    None if ch.baseline == 0.0 => "from 0".to_owned(),
+                    ratio => crate::units::format_change(ratio),
+                };
+                format!("{} {} {change}", b.id, c.name)
             };
             match ch.verdict {
                 Verdict::Regressed => regressed.push(what()),
@@ -735,6 +735,21 @@ mod tests {
         );
         assert!(
             out.contains("warning: baseline `main` ran on another machine: kernel"),
+            "{out}"
+        );
+        // A counter that was 0 (no page faults) regressed: the summary says from where.
+        let mut from_zero = suite.clone();
+        let zeros = vec![0.0; 10];
+        let faults = vec![16.0; 10];
+        let cfg = crate::stats::CompareConfig::for_counter("page-faults");
+        from_zero.benchmarks[1].counters[0].change = Some(crate::stats::compare_rounds(
+            &zeros.chunks(2).collect::<Vec<_>>(),
+            &faults.chunks(2).collect::<Vec<_>>(),
+            &cfg,
+        ));
+        let out = render(&from_zero, plain(Format::Pretty));
+        assert!(
+            out.contains("1 regressed (math/sum/4096 wall-time from 0)"),
             "{out}"
         );
         let colored = render(
