@@ -739,8 +739,8 @@ mod tests {
         );
         // A counter that was 0 (no page faults) regressed: the summary says from where.
         let mut from_zero = suite.clone();
-        let zeros = vec![0.0; 10];
-        let faults = vec![16.0; 10];
+        let zeros = [0.0; 10];
+        let faults = [16.0; 10];
         let cfg = crate::stats::CompareConfig::for_counter("page-faults");
         from_zero.benchmarks[1].counters[0].change = Some(crate::stats::compare_rounds(
             &zeros.chunks(2).collect::<Vec<_>>(),
