@@ -79,8 +79,8 @@ pub fn compare_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> C
         };
         return compare(&base.concat(), &new.concat(), &samples);
     }
-    let floor = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    let (floor_b, floor_n) = (floor(&b), floor(&n));
+    // Sorted and not empty: the floors are the first figures.
+    let (floor_b, floor_n) = (b[0], n[0]);
     let p_value = mann_whitney_p(&b, &n);
     let positive = floor_b > 0.0 && floor_n > 0.0;
     let ratio = positive.then(|| floor_n / floor_b);
@@ -142,7 +142,12 @@ pub fn compare_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> C
 /// otherwise.
 pub fn floor(rounds: &[&[f64]]) -> Option<f64> {
     let figures = round_figures(rounds);
-    (figures.len() >= MIN_ROUNDS).then(|| figures.into_iter().fold(f64::INFINITY, f64::min))
+    (figures.len() >= MIN_ROUNDS).then(|| smallest(&figures))
+}
+
+/// The smallest value (infinity for none).
+fn smallest(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
 /// Each round's figure: its smallest finite value; rounds without one are dropped.
@@ -164,9 +169,9 @@ fn floor_ratio_ci(
     let (Some(b), Some(n)) = (Sample::new(base), Sample::new(new)) else {
         return None;
     };
-    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    let dist =
-        bootstrap::two_sample_distribution(b, n, cfg.resamples, cfg.seed, |b, n| min(n) / min(b));
+    let dist = bootstrap::two_sample_distribution(b, n, cfg.resamples, cfg.seed, |b, n| {
+        smallest(n) / smallest(b)
+    });
     Some(
         ConfidenceInterval::from_distribution(dist, cfg.confidence)
             .unwrap_or_else(|| ConfidenceInterval::point(ratio, cfg.confidence)),
