@@ -297,6 +297,92 @@ fn kind_of(text: &str) -> &'static str {
     }
 }
 
+/// Where in `text` a data error `e` (not a syntax error: the first pass read the whole document)
+/// was found, as a path like `benchmarks[2].counters.cycles.unit`; empty at the top level.
+///
+/// The document is scanned up to the error's line and column, keeping the open objects (with
+/// the key being read) and arrays (with the element's index). A missing field is found where its
+/// object ends, and the path names that object rather than the last key read in it.
+fn path_at(text: &str, e: &serde_json::Error) -> String {
+    enum Frame {
+        Object { key: Option<String>, want_key: bool },
+        Array { index: usize },
+    }
+    // serde_json's column is the number of bytes of the line read when the error was found.
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(e.line().saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let end = (line_start + e.column()).min(text.len());
+    let missing = e.to_string().starts_with("missing field");
+    let mut bytes = &text.as_bytes()[..end];
+    if missing {
+        // Found once the object's `}` was read: the object is still the one to name.
+        bytes = bytes.trim_ascii_end();
+        bytes = bytes.strip_suffix(b"}").unwrap_or(bytes);
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' => stack.push(Frame::Object {
+                key: None,
+                want_key: true,
+            }),
+            b'[' => stack.push(Frame::Array { index: 0 }),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Object { want_key, .. }) => *want_key = true,
+                Some(Frame::Array { index }) => *index += 1,
+                None => {}
+            },
+            b'"' => {
+                let start = i + 1;
+                i = start;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Frame::Object { key, want_key }) = stack.last_mut() {
+                    if *want_key {
+                        // Escapes decoded by serde_json; `get` (not indexing) as a guard against
+                        // an offset inside a character.
+                        let quoted = text.get(start - 1..(i + 1).min(text.len()));
+                        *key = quoted.map(|q| {
+                            serde_json::from_str::<String>(q)
+                                .unwrap_or_else(|_| q.trim_matches('"').to_owned())
+                        });
+                        *want_key = false;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if missing {
+        if let Some(Frame::Object { key, .. }) = stack.last_mut() {
+            *key = None;
+        }
+    }
+    let mut path = String::new();
+    for frame in &stack {
+        match frame {
+            Frame::Object { key: Some(k), .. } => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+            }
+            Frame::Object { key: None, .. } => {}
+            Frame::Array { index } => path.push_str(&format!("[{index}]")),
+        }
+    }
+    path
+}
+
 /// The first pass: only `schema_version`, everything else skipped unparsed.
 #[derive(Deserialize)]
 struct Probe {
@@ -344,16 +430,13 @@ pub fn from_json(text: &str) -> Result<Report, ReportError> {
         },
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let report: Report = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        ReportError::Field {
-            path,
-            message: bare_message(&inner),
-            line: inner.line(),
-            column: inner.column(),
-        }
-    })?;
+    let report: Report =
+        serde::Deserialize::deserialize(&mut de).map_err(|e| ReportError::Field {
+            path: path_at(text, &e),
+            message: bare_message(&e),
+            line: e.line(),
+            column: e.column(),
+        })?;
     de.end().map_err(|e| syntax(&e))?;
     Ok(report)
 }
@@ -602,6 +685,15 @@ mod tests {
         let e = err(&text.replacen("\"unit\": \"count\"", "\"unit\": 3", 1));
         assert!(
             e.starts_with("benchmarks[0].counters.instructions.unit: invalid type: integer `3`, expected a string (line "),
+            "{e}"
+        );
+        // A key written with escapes is named decoded.
+        let escaped = text
+            .replacen("\"instructions\": {", "\"instr\\u0075ctions\": {", 1)
+            .replacen("\"unit\": \"count\"", "\"unit\": 3", 1);
+        let e = err(&escaped);
+        assert!(
+            e.starts_with("benchmarks[0].counters.instructions.unit: invalid type"),
             "{e}"
         );
         let e = err(&text.replacen("\"mean\"", "\"average\"", 1));
