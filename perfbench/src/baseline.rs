@@ -123,6 +123,25 @@ impl Store {
             .join(format!("{suite}.json"))
     }
 
+    /// `<dir>/baselines/<name>/<suite>.exe`: the bench executable that saved the baseline, which
+    /// `--paired NAME` runs beside the new build.
+    pub fn executable_path(&self, name: &str, suite: &str) -> PathBuf {
+        self.dir
+            .join("baselines")
+            .join(name)
+            .join(format!("{suite}.exe"))
+    }
+
+    /// Saves a copy of the executable `exe` with baseline `name` of `suite`, atomically.
+    pub fn save_executable(&self, name: &str, suite: &str, exe: &Path) -> std::io::Result<PathBuf> {
+        let path = self.executable_path(name, suite);
+        let bytes = std::fs::read(exe).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot read {}: {e}", exe.display()))
+        })?;
+        crate::model::file::write_atomic_executable(&path, &bytes)?;
+        Ok(path)
+    }
+
     /// The baselines that hold `suite`, by name, sorted.
     pub fn baselines(&self, suite: &str) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(self.dir.join("baselines"))

@@ -489,6 +489,25 @@ pub fn stderr_columns() -> Option<u16> {
     (rc == 0 && size.ws_col > 0).then_some(size.ws_col)
 }
 
+/// Keeps standard output for the caller and points descriptor 1 at standard error: returns a
+/// new descriptor (close-on-exec) for what standard output was. A paired run's worker speaks its
+/// protocol on the returned file, so whatever a benchmark prints cannot corrupt it.
+pub fn take_stdout() -> Result<std::fs::File, Errno> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: F_DUPFD_CLOEXEC only creates a new descriptor; it touches no memory.
+    let fd = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_DUPFD_CLOEXEC, 3) };
+    if fd < 0 {
+        return Err(Errno::last());
+    }
+    // SAFETY: `fd` was just created by fcntl and nothing else owns it.
+    let file = unsafe { std::fs::File::from_raw_fd(fd) };
+    // SAFETY: dup2 on two descriptors this process has open; it touches no memory.
+    if unsafe { libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) } < 0 {
+        return Err(Errno::last());
+    }
+    Ok(file)
+}
+
 /// The effective user id.
 pub fn geteuid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.

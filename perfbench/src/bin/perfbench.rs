@@ -5,6 +5,8 @@
 //! - `perfbench list`: the events this machine offers.
 //! - `perfbench compare BASE NEW`: two reports or baseline directories, counter by counter.
 //! - `perfbench export REPORT --format bmf`: Bencher Metric Format JSON.
+//! - `perfbench ab OLD_EXE NEW_EXE [FILTER]... [FLAGS]`: a paired run of two builds of a bench
+//!   executable (see `perfbench::runner::paired`).
 //!
 //! Exit codes: 0 success, 1 a regression with `compare --fail-on-regression`, 2 usage or
 //! environment error (an unreadable or invalid report among them).
@@ -29,6 +31,7 @@ Commands:
   list     List the events this machine offers
   compare  Compare two reports (or baseline directories) counter by counter
   export   Convert a report for other tools (Bencher Metric Format)
+  ab       Run two builds of a bench executable alternately and judge the paired differences
   help     Print this message or the help of the given subcommand
 
 Options:
@@ -91,6 +94,30 @@ Options:
   -h, --help             Print help
 ";
 
+const AB_HELP: &str = "\
+Run two builds of a bench executable alternately and judge the paired differences
+
+Usage: perfbench ab <OLD_EXE> <NEW_EXE> [FILTER]... [OPTIONS]
+
+Arguments:
+  <OLD_EXE>    The baseline build: a perfbench bench executable (target/release/deps/NAME-HASH)
+  <NEW_EXE>    The build to judge, likewise
+  [FILTER]...  Run benchmarks whose id contains any FILTER
+
+Options: those of the bench executables (run one with --help), among them
+      --counters <LIST>         Counters to measure
+      --sample-size <N>         Pairs of samples (default 100)
+      --measurement-time <S>    Measurement time of each build (default 1.5)
+      --threshold <COUNTER=PCT> The change below which COUNTER is never flagged (repeatable)
+      --null-control            Also pair the new build with itself; no verdict where that is flagged
+      --worker-timeout <S>      How long to wait for a build's answer (default 120)
+      --json <PATH>             Also write the JSON report to PATH
+      --fail-on-regression      Exit 1 when any counter regressed
+
+Exit status: 0, 1 a regression with --fail-on-regression (or a benchmark that failed), 2 an error
+(a build that cannot be driven, or a verdict the null control refused with --fail-on-regression).
+";
+
 /// `--format` of `perfbench compare`.
 #[derive(Clone, Copy)]
 enum CompareFormat {
@@ -119,6 +146,10 @@ enum Cmd {
     Export {
         report: PathBuf,
     },
+    Ab {
+        builds: perfbench::runner::paired::Builds,
+        args: Box<perfbench::runner::cli::Args>,
+    },
 }
 
 /// A usage error: what to print on stderr before exiting with 2.
@@ -146,6 +177,7 @@ fn subcommand_help(name: &str) -> Option<&'static str> {
         "list" => Some(LIST_HELP),
         "compare" => Some(COMPARE_HELP),
         "export" => Some(EXPORT_HELP),
+        "ab" => Some(AB_HELP),
         "help" => Some(HELP),
         _ => None,
     }
@@ -153,8 +185,8 @@ fn subcommand_help(name: &str) -> Option<&'static str> {
 
 fn unknown_subcommand(name: &str) -> Usage {
     Usage(format!(
-        "error: unrecognized subcommand `{name}` (expected `doctor`, `list`, `compare` or \
-         `export`)\n\n\
+        "error: unrecognized subcommand `{name}` (expected `doctor`, `list`, `compare`, \
+         `export` or `ab`)\n\n\
          Usage: perfbench <COMMAND>\n\nFor more information, try '--help'."
     ))
 }
@@ -229,6 +261,7 @@ fn parse_cli() -> Result<Cmd, Usage> {
         }
         "compare" => parse_compare(&mut p),
         "export" => parse_export(&mut p),
+        "ab" => parse_ab(p),
         other => Err(unknown_subcommand(other)),
     }
 }
@@ -298,6 +331,51 @@ fn parse_compare(p: &mut lexopt::Parser) -> Result<Cmd, Usage> {
         settings,
         format: format.unwrap_or(CompareFormat::Text),
         fail_on_regression,
+    })
+}
+
+/// `perfbench ab OLD NEW [bench arguments]`: the two executables, then the bench executables'
+/// own command line.
+fn parse_ab(mut p: lexopt::Parser) -> Result<Cmd, Usage> {
+    let rest: Vec<std::ffi::OsString> = p.raw_args().map_err(lexopt_error)?.collect();
+    if rest.iter().any(|a| a == "-h" || a == "--help") {
+        return Ok(Cmd::Print(AB_HELP));
+    }
+    let mut rest = rest.into_iter();
+    let (Some(old), Some(new)) = (rest.next(), rest.next()) else {
+        return Err(usage(
+            "ab needs two bench executables: OLD_EXE and NEW_EXE".to_owned(),
+            AB_HELP,
+        ));
+    };
+    let bench_args = ["perfbench ab".into(), "--bench".into()]
+        .into_iter()
+        .chain(rest);
+    let args = perfbench::runner::cli::parse("perfbench ab", bench_args)
+        .map_err(|e| usage(e.to_string(), AB_HELP))?;
+    for (given, flag) in [
+        (args.paired.is_some(), "--paired"),
+        (args.baseline.is_some(), "--baseline"),
+        (args.save_baseline.is_some(), "--save-baseline"),
+        (args.list, "--list"),
+    ] {
+        if given {
+            return Err(usage(
+                format!("`{flag}` does not apply to `perfbench ab`"),
+                AB_HELP,
+            ));
+        }
+    }
+    let (old, new) = (PathBuf::from(old), PathBuf::from(new));
+    Ok(Cmd::Ab {
+        builds: perfbench::runner::paired::Builds {
+            base_name: old.display().to_string(),
+            base: old,
+            new,
+            write_latest: false,
+            suite: None,
+        },
+        args: Box::new(args),
     })
 }
 
@@ -422,6 +500,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Cmd::Ab { builds, args } => perfbench::runner::paired::run(&builds, &args),
         Cmd::Print(text) => {
             print!("{text}");
             ExitCode::SUCCESS

@@ -54,11 +54,13 @@ impl Settings {
         {
             cfg.threshold = t;
             cfg.samples_threshold = t;
+            cfg.paired_threshold = t;
             cfg.min_step = f64::INFINITY;
         }
         if let Some((_, t)) = self.thresholds.iter().rev().find(|(n, _)| n == name) {
             cfg.threshold = *t;
             cfg.samples_threshold = *t;
+            cfg.paired_threshold = *t;
             cfg.min_step = f64::INFINITY;
         }
         cfg

@@ -253,6 +253,8 @@ pub struct Sampler {
     on_progress: Option<Box<dyn FnMut(Progress)>>,
     /// Called with a line for the user (a plan that cannot keep to the measurement time).
     on_note: Option<Box<dyn FnMut(String)>>,
+    /// In a paired run's worker: the driver, which decides when to sample (see [`Remote`]).
+    remote: Option<Box<dyn Remote>>,
 }
 
 impl fmt::Debug for Sampler {
@@ -276,6 +278,16 @@ impl Sampler {
             error: None,
             on_progress: None,
             on_note: None,
+            remote: None,
+        }
+    }
+
+    /// A worker's sampler: warms up for the plan's warm-up time, then samples when `remote`
+    /// says ([`Command`]); the plan's sample size, measurement time and rounds are not used.
+    pub(crate) fn remote(counters: Counters, plan: Plan, remote: Box<dyn Remote>) -> Sampler {
+        Sampler {
+            remote: Some(remote),
+            ..Sampler::new(counters, plan)
         }
     }
 
@@ -322,6 +334,15 @@ impl Sampler {
             return;
         }
         self.called = true;
+        if let Some(mut remote) = self.remote.take() {
+            let served = self.serve(body, empty, remote.as_mut());
+            self.remote = Some(remote);
+            match served {
+                Ok(measured) => self.measured = Some(measured),
+                Err(e) => self.error = Some(e),
+            }
+            return;
+        }
         match self.measure(body, empty) {
             Ok(round) => {
                 if let Err(e) = self.merge(round) {
@@ -409,16 +430,10 @@ impl Sampler {
             };
             report(0);
             let groups = &mut self.counters.groups_mut()[pass.groups.clone()];
-            let mut columns: Vec<(String, &'static str, Source)> = Vec::new();
+            let columns = columns(groups, pass.wall_time);
             for g in groups.iter() {
                 g.reset()?;
                 g.enable()?;
-                for e in g.events() {
-                    columns.push((e.name.clone(), e.unit(), g.source()));
-                }
-            }
-            if pass.wall_time {
-                columns.push((crate::events::WALL_TIME.to_owned(), "ns", Source::Clock));
             }
             let measured = run_pass(
                 &mut *groups,
@@ -431,23 +446,13 @@ impl Sampler {
             for g in groups.iter() {
                 g.disable()?;
             }
-            let (values, multiplexed, overheads) = measured?;
-            for (c, (name, unit, source)) in columns.into_iter().enumerate() {
-                out.push(CounterResult {
-                    name,
-                    unit: unit.to_owned(),
-                    source,
-                    multiplexed: multiplexed[c],
-                    per_iteration: values.iter().map(|v| v[c]).collect(),
-                    iterations: iterations.clone(),
-                    rounds: Vec::new(),
-                    overhead: overheads[c],
-                    estimate: None,
-                    change: None,
-                });
-            }
+            out.extend(results(columns, measured?, &iterations));
         }
-        // Report in the order the user asked for.
+        Ok(self.in_requested_order(out))
+    }
+
+    /// `out` sorted in the order the user asked for the counters.
+    fn in_requested_order(&self, mut out: Measured) -> Measured {
         let order: Vec<&str> = self
             .counters
             .events()
@@ -460,8 +465,114 @@ impl Sampler {
                 .position(|n| *n == s.name)
                 .unwrap_or(usize::MAX)
         });
-        Ok(out)
+        out
     }
+
+    /// A paired run's worker: warms up, tells the driver the time per iteration, then takes one
+    /// sample (of every pass) per [`Command::Sample`] until [`Command::Finish`].
+    fn serve(
+        &mut self,
+        body: &mut dyn Body,
+        empty: &mut dyn Body,
+        remote: &mut dyn Remote,
+    ) -> Result<Measured, String> {
+        remote.ready(warm_up(body, self.plan.warm_up_ns))?;
+        let passes = self.counters.passes();
+        let mut states: Vec<PassState> = passes.iter().map(|_| PassState::default()).collect();
+        let mut iterations = Vec::new();
+        let fail = |e: CounterError| e.to_string();
+        while let Command::Sample(n) = remote.next()? {
+            let n = n.max(1);
+            for (pass, state) in passes.iter().zip(&mut states) {
+                let groups = &mut self.counters.groups_mut()[pass.groups.clone()];
+                for g in groups.iter() {
+                    g.reset().map_err(fail)?;
+                    g.enable().map_err(fail)?;
+                }
+                let mut meter = Meter::new(groups, pass.wall_time);
+                if state.calibration.is_empty() {
+                    for _ in 0..CALIBRATION_RUNS {
+                        state.calibrate(&mut meter, empty, n);
+                    }
+                }
+                state.sample(&mut meter, body, empty, n);
+                if let Some(e) = meter.error.take() {
+                    return Err(e.to_string());
+                }
+                for g in groups.iter() {
+                    g.disable().map_err(fail)?;
+                }
+            }
+            iterations.push(n);
+            remote.sampled()?;
+        }
+        let mut out = Vec::new();
+        for (pass, state) in passes.iter().zip(states) {
+            let groups = &self.counters.groups_mut()[pass.groups.clone()];
+            let columns = columns(groups, pass.wall_time);
+            let values = state.finish(&iterations, empty.per_pair(), columns.len());
+            out.extend(results(columns, values, &iterations));
+        }
+        Ok(self.in_requested_order(out))
+    }
+}
+
+/// What a paired run's driver tells a worker's sampler to do next (see [`Remote`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Take one sample of `n` iterations (with its calibration run) in every pass.
+    Sample(u64),
+    /// Stop sampling: the benchmark's `iter*` call returns with the samples taken.
+    Finish,
+}
+
+/// The driver of a paired run, as a worker's sampler sees it (the runner's worker implements it
+/// over its pipe): the sampler reports the end of its warm-up, then asks for commands.
+pub trait Remote {
+    /// The warm-up is done; `ns_per_iter` is the time per iteration it measured.
+    fn ready(&mut self, ns_per_iter: f64) -> Result<(), String>;
+    /// The next command (blocks until the driver sends one).
+    fn next(&mut self) -> Result<Command, String>;
+    /// The sample asked for is taken.
+    fn sampled(&mut self) -> Result<(), String>;
+}
+
+/// The names, units and sources of a pass's columns: its groups' members, then wall time.
+fn columns(groups: &[Group], wall_time: bool) -> Vec<(String, &'static str, Source)> {
+    let mut columns = Vec::new();
+    for g in groups {
+        for e in g.events() {
+            columns.push((e.name.clone(), e.unit(), g.source()));
+        }
+    }
+    if wall_time {
+        columns.push((crate::events::WALL_TIME.to_owned(), "ns", Source::Clock));
+    }
+    columns
+}
+
+/// One counter result per column of a pass.
+fn results(
+    columns: Vec<(String, &'static str, Source)>,
+    (values, multiplexed, overheads): PassValues,
+    iterations: &[u64],
+) -> Vec<CounterResult> {
+    columns
+        .into_iter()
+        .enumerate()
+        .map(|(c, (name, unit, source))| CounterResult {
+            name,
+            unit: unit.to_owned(),
+            source,
+            multiplexed: multiplexed[c],
+            per_iteration: values.iter().map(|v| v[c]).collect(),
+            iterations: iterations.to_vec(),
+            rounds: Vec::new(),
+            overhead: overheads[c],
+            estimate: None,
+            change: None,
+        })
+        .collect()
 }
 
 type PassValues = (Vec<Vec<f64>>, Vec<bool>, Vec<f64>);
@@ -476,57 +587,84 @@ fn run_pass(
 ) -> Result<PassValues, CounterError> {
     let mut meter = Meter::new(groups, wall);
     let columns = meter.acc.len() + usize::from(wall);
-    let per_pair = empty.per_pair();
+    let mut state = PassState::default();
     // Calibration runs are interleaved with the samples (one before each, plus a few up
     // front), so drift of the machine affects both alike.
     let extra = CALIBRATION_RUNS.saturating_sub(iterations.len());
-    let mut calibration: Vec<(u64, Vec<f64>)> = Vec::with_capacity(iterations.len() + extra);
-    let mut calibrate = |meter: &mut Meter<'_>, n: u64| {
-        meter.clear();
-        empty.run(n, meter);
-        calibration.push((n, meter.totals().0));
-    };
     for i in 0..extra {
-        calibrate(&mut meter, iterations[i % iterations.len().max(1)]);
+        state.calibrate(&mut meter, empty, iterations[i % iterations.len().max(1)]);
     }
-    let mut totals = Vec::with_capacity(iterations.len());
-    let mut multiplexed = vec![false; columns];
     for (i, &n) in iterations.iter().enumerate() {
-        calibrate(&mut meter, n);
-        meter.clear();
-        body.run(n, &mut meter);
-        let (t, mux) = meter.totals();
-        for (any, now) in multiplexed.iter_mut().zip(mux) {
-            *any |= now;
-        }
-        totals.push((t, meter.pairs.max(1)));
+        state.sample(&mut meter, body, empty, n);
         progress(i + 1);
     }
     if let Some(e) = meter.error.take() {
         return Err(e);
     }
-    let overhead = Overhead::fit(&calibration, columns);
-    let values = iterations
-        .iter()
-        .zip(&totals)
-        .map(|(&n, (t, pairs))| {
-            t.iter()
-                .enumerate()
-                .map(|(c, &x)| {
-                    let o = if per_pair {
-                        overhead.at(c, 1) * *pairs as f64
-                    } else {
-                        overhead.at(c, n)
-                    };
-                    (x - o) / n as f64
-                })
-                .collect()
-        })
-        .collect();
-    let reported = (0..columns)
-        .map(|c| overhead.at(c, iterations.first().copied().unwrap_or(1)))
-        .collect();
-    Ok((values, multiplexed, reported))
+    Ok(state.finish(iterations, empty.per_pair(), columns))
+}
+
+/// A pass's readings so far: the calibration runs and the samples' totals.
+#[derive(Default)]
+struct PassState {
+    /// (iterations, totals) of each calibration run.
+    calibration: Vec<(u64, Vec<f64>)>,
+    /// Each sample's totals and its start/stop pairs.
+    totals: Vec<(Vec<f64>, u64)>,
+    /// Per column: whether its group was multiplexed in any sample.
+    multiplexed: Vec<bool>,
+}
+
+impl PassState {
+    /// One calibration run: the empty body through the same bracket, `n` iterations.
+    fn calibrate(&mut self, meter: &mut Meter<'_>, empty: &mut dyn Body, n: u64) {
+        meter.clear();
+        empty.run(n, meter);
+        self.calibration.push((n, meter.totals().0));
+    }
+
+    /// One sample of `n` iterations, after a calibration run of its own.
+    fn sample(&mut self, meter: &mut Meter<'_>, body: &mut dyn Body, empty: &mut dyn Body, n: u64) {
+        self.calibrate(meter, empty, n);
+        meter.clear();
+        body.run(n, meter);
+        let (t, mux) = meter.totals();
+        if self.multiplexed.len() < mux.len() {
+            self.multiplexed.resize(mux.len(), false);
+        }
+        for (any, now) in self.multiplexed.iter_mut().zip(mux) {
+            *any |= now;
+        }
+        self.totals.push((t, meter.pairs.max(1)));
+    }
+
+    /// Per sample and column, `(total - overhead) / n`; the multiplexing flags; and each
+    /// column's overhead at the first sample's iteration count.
+    fn finish(mut self, iterations: &[u64], per_pair: bool, columns: usize) -> PassValues {
+        self.multiplexed.resize(columns, false);
+        let overhead = Overhead::fit(&self.calibration, columns);
+        let values = iterations
+            .iter()
+            .zip(&self.totals)
+            .map(|(&n, (t, pairs))| {
+                t.iter()
+                    .enumerate()
+                    .map(|(c, &x)| {
+                        let o = if per_pair {
+                            overhead.at(c, 1) * *pairs as f64
+                        } else {
+                            overhead.at(c, n)
+                        };
+                        (x - o) / n as f64
+                    })
+                    .collect()
+            })
+            .collect();
+        let reported = (0..columns)
+            .map(|c| overhead.at(c, iterations.first().copied().unwrap_or(1)))
+            .collect();
+        (values, self.multiplexed, reported)
+    }
 }
 
 /// Each counter's bracket overhead as a function of the iteration count: the median of the

@@ -138,6 +138,16 @@ fn position(prefix: &[u8]) -> (usize, usize) {
 /// flushes the directory so the rename itself survives a crash. On any error the temporary file
 /// is removed and the old file, if any, is left untouched; the error says which step failed.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
+    write_atomic_mode(path, contents, None)
+}
+
+/// [`write_atomic`] for a program: the file is executable (mode 0755) from the moment it
+/// appears at `path`.
+pub fn write_atomic_executable(path: &Path, contents: &[u8]) -> io::Result<()> {
+    write_atomic_mode(path, contents, Some(0o755))
+}
+
+fn write_atomic_mode(path: &Path, contents: &[u8], mode: Option<u32>) -> io::Result<()> {
     let name = path.file_name().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -150,7 +160,8 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     };
     fs::create_dir_all(dir).map_err(|e| context(e, "create the directory", dir))?;
     let (tmp, file) = create_temp(dir, name)?;
-    let result = fill(file, contents)
+    let result = set_mode(&file, mode)
+        .and_then(|()| fill(file, contents))
         .map_err(|e| context(e, "write", &tmp))
         .and_then(|()| fs::rename(&tmp, path).map_err(|e| context(e, "rename over", path)));
     if let Err(e) = result {
@@ -183,6 +194,14 @@ fn create_temp(dir: &Path, name: &std::ffi::OsStr) -> io::Result<(PathBuf, File)
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempts < 100 => continue,
             Err(e) => return Err(context(e, "create a temporary file", &tmp)),
         }
+    }
+}
+
+fn set_mode(file: &File, mode: Option<u32>) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    match mode {
+        Some(m) => file.set_permissions(fs::Permissions::from_mode(m)),
+        None => Ok(()),
     }
 }
 

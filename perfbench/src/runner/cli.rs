@@ -53,6 +53,19 @@ pub struct Args {
     pub thresholds: crate::compare::Settings,
     /// `--fail-on-regression`: exit 1 when any counter regressed.
     pub fail_on_regression: bool,
+    /// `--paired NAME`: run baseline NAME's saved executable and this one alternately, and
+    /// judge the paired differences ([`crate::runner::paired`]).
+    pub paired: Option<String>,
+    /// `--null-control`: with `--paired` (or `perfbench ab`), also pair the new build with a
+    /// second copy of itself, and refuse a verdict that this null comparison would also give.
+    pub null_control: bool,
+    /// `--worker-timeout SECONDS`: how long a paired run waits for a worker's answer.
+    pub worker_timeout: Option<f64>,
+    /// `--perfbench-worker SUITE` (not in `--help`): serve a paired run's driver on standard
+    /// input and output instead of running anything, naming the suite SUITE (the driver's
+    /// name for it, so both builds give their benchmarks the same ids whatever their files
+    /// are called).
+    pub worker: Option<String>,
 }
 
 /// The baseline to compare with, from `--baseline NAME` or `--baseline-lenient NAME`.
@@ -137,6 +150,21 @@ const OPTIONS: &[(&str, &str, &str)] = &[
         "fail-on-regression",
         "",
         "Exit 1 when any counter regressed",
+    ),
+    (
+        "paired",
+        "NAME",
+        "Run baseline NAME's saved build and this one alternately; judge the paired differences",
+    ),
+    (
+        "null-control",
+        "",
+        "With --paired: also pair this build with itself; no verdict where that one is flagged",
+    ),
+    (
+        "worker-timeout",
+        "SECONDS",
+        "With --paired: how long to wait for a build's answer (default 120)",
     ),
     (
         "output-format",
@@ -329,6 +357,10 @@ where
         discard_baseline: false,
         thresholds: crate::compare::Settings::default(),
         fail_on_regression: false,
+        paired: None,
+        null_control: false,
+        worker_timeout: None,
+        worker: None,
     };
     let mut bench = false;
     // Every flag and option may be given once (as with clap and libtest's getopts).
@@ -408,6 +440,20 @@ where
                 });
             }
             "discard-baseline" => a.discard_baseline = true,
+            "paired" => {
+                let name = text(&mut parser)?;
+                if !crate::baseline::valid_name(&name) {
+                    return Err(bad(format!(
+                        "`{name}` (a baseline name: letters, digits, `-`, `_`, `.`)"
+                    )));
+                }
+                a.paired = Some(name);
+            }
+            "null-control" => a.null_control = true,
+            "worker-timeout" => {
+                a.worker_timeout = Some(parse_seconds(&text(&mut parser)?).map_err(bad)?)
+            }
+            "perfbench-worker" => a.worker = Some(text(&mut parser)?),
             "fail-on-regression" => a.fail_on_regression = true,
             "noise-threshold" => {
                 a.thresholds.noise_threshold =
@@ -445,6 +491,12 @@ where
             }
         }
         seen.push(long);
+    }
+    if a.paired.is_some() && a.baseline.is_some() {
+        return Err(CliError::usage(
+            "`--paired` and `--baseline` exclude each other (a paired run is its own comparison)"
+                .to_owned(),
+        ));
     }
     a.test = a.test || !bench;
     Ok(a)

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub mod cli;
+pub mod paired;
 mod progress;
 
 use crate::baseline::Store;
@@ -133,9 +134,13 @@ fn default_group(module_path: &str, suite: &str) -> String {
 
 /// The suite's name: the benchmark binary's name without cargo's `-HASH` suffix.
 pub fn suite_name() -> String {
-    let exe = std::env::current_exe().ok();
+    suite_of(std::env::current_exe().ok().as_deref())
+}
+
+/// The suite a bench executable at `exe` runs: its file name without cargo's `-HASH` suffix
+/// (and without an extension, such as the `.exe` of a baseline's saved copy).
+pub fn suite_of(exe: Option<&Path>) -> String {
     let stem = exe
-        .as_deref()
         .and_then(Path::file_stem)
         .and_then(|s| s.to_str())
         .unwrap_or("bench")
@@ -173,18 +178,24 @@ pub fn output_dir() -> PathBuf {
 }
 
 fn selected(p: &Planned, args: &Args) -> bool {
+    selected_id(&p.id, p.entry.options.ignore, args)
+}
+
+/// Whether the benchmark `id` (marked `ignore` or not) is selected by the filters and the
+/// `--ignored` / `--include-ignored` flags.
+fn selected_id(id: &str, ignore: bool, args: &Args) -> bool {
     let name_ok = args.filters.is_empty()
         || args.filters.iter().any(|f| {
             if args.exact {
-                p.id == *f
+                id == f
             } else {
-                p.id.contains(f.as_str())
+                id.contains(f.as_str())
             }
         });
     let ignore_ok = if args.ignored {
-        p.entry.options.ignore
+        ignore
     } else {
-        args.include_ignored || !p.entry.options.ignore
+        args.include_ignored || !ignore
     };
     name_ok && ignore_ok
 }
@@ -208,6 +219,9 @@ pub fn main() -> ExitCode {
 
 /// Runs the suite with parsed arguments.
 pub fn run(suite: &str, args: &Args) -> ExitCode {
+    if let Some(name) = &args.worker {
+        return paired::serve(name);
+    }
     let all = planned(suite);
     let chosen: Vec<Planned> = all.into_iter().filter(|p| selected(p, args)).collect();
     if args.list {
@@ -218,6 +232,9 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     }
     if args.test {
         return smoke_test(&chosen);
+    }
+    if let Some(name) = &args.paired {
+        return paired::paired_with_baseline(suite, name, args);
     }
     let sysfs = Sysfs::system();
     let machine = Machine::cached();
@@ -345,7 +362,12 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         }
     }
     if let Some(name) = &args.save_baseline {
-        match store.save_baseline(name, suite, &json) {
+        let saved = store.save_baseline(name, suite, &json).and_then(|path| {
+            // The executable too, for `--paired NAME`.
+            let exe = std::env::current_exe()?;
+            store.save_executable(name, suite, &exe).map(|_| path)
+        });
+        match saved {
             Ok(path) => {
                 if args.format != Format::Json {
                     eprintln!("saved baseline `{name}`: {}", path.display());

@@ -161,6 +161,23 @@ impl CounterKind {
         }
     }
 
+    /// The default threshold of a paired run ([`compare_paired`](super::compare_paired), see
+    /// [`CompareConfig::paired_threshold`]): the two builds alternate sample by sample, so the
+    /// drift of the machine that the other thresholds absorb cancels.
+    ///
+    /// - [`Exact`](Self::Exact): 0.5%, and one count per iteration, as always.
+    /// - [`Cycles`](Self::Cycles) and [`Time`](Self::Time): 1%.
+    /// - [`Environment`](Self::Environment): infinite.
+    /// - [`Other`](Self::Other): 5%.
+    pub fn paired_threshold(self) -> f64 {
+        match self {
+            CounterKind::Exact => 0.005,
+            CounterKind::Cycles | CounterKind::Time => 0.01,
+            CounterKind::Environment => f64::INFINITY,
+            CounterKind::Other => 0.05,
+        }
+    }
+
     /// The default threshold of [`compare`] on samples, for reports without rounds (see
     /// [`CompareConfig::samples_threshold`]):
     ///
@@ -209,6 +226,10 @@ pub struct CompareConfig {
     /// only if below `1 - samples_threshold`. Wider by default than `threshold` for time,
     /// since samples cannot see the drift of the machine ([`CounterKind::samples_threshold`]).
     pub samples_threshold: f64,
+    /// The threshold of a paired run ([`compare_paired`](super::compare_paired)): regressed
+    /// only if the whole interval of the paired ratio lies above `1 + paired_threshold`
+    /// ([`CounterKind::paired_threshold`]).
+    pub paired_threshold: f64,
     /// The p-value must be below this for any verdict but unchanged (e.g. 0.05). A NaN
     /// significance never flags anything.
     pub significance: f64,
@@ -249,6 +270,7 @@ impl CompareConfig {
         CompareConfig {
             threshold: kind.threshold(),
             samples_threshold: kind.samples_threshold(),
+            paired_threshold: kind.paired_threshold(),
             significance: 0.05,
             confidence: DEFAULT_CONFIDENCE,
             resamples: DEFAULT_RESAMPLES,

@@ -26,6 +26,7 @@
 pub mod bootstrap;
 pub mod compare;
 pub mod outliers;
+pub mod paired;
 pub mod regression;
 mod rng;
 pub mod rounds;
@@ -37,6 +38,7 @@ pub mod univariate;
 pub use bootstrap::ConfidenceInterval;
 pub use compare::{compare, Change, CompareConfig, CounterKind, Method, Verdict};
 pub use outliers::{OutlierCounts, Tukey};
+pub use paired::{compare_paired, compare_paired_rounds};
 pub use rounds::compare_rounds;
 pub use univariate::{Percentiles, Sample};
 

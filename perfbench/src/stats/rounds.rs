@@ -214,7 +214,7 @@ fn mann_whitney_p(base: &[f64], new: &[f64]) -> f64 {
 
 /// The complementary error function (Numerical Recipes' Chebyshev fit; fractional error below
 /// 1.2e-7), so `erfc(z / sqrt 2)` is the two-sided normal tail beyond `z`.
-fn erfc(x: f64) -> f64 {
+pub(super) fn erfc(x: f64) -> f64 {
     let z = x.abs();
     let t = 1.0 / (1.0 + 0.5 * z);
     let poly = -z * z - 1.265_512_23

@@ -1,0 +1,1058 @@
+//! Paired runs: the baseline build and the new build measured alternately, sample by sample, in
+//! one run (`cargo bench -- --paired NAME`, `perfbench ab OLD_EXE NEW_EXE`).
+//!
+//! # Processes
+//! The driver starts each build as a **worker**: the bench executable itself, run with
+//! `--bench --perfbench-worker SUITE` (the new build's suite name, so that both builds give their
+//! benchmarks the same ids whatever their files are called), which serves the driver over its standard input and output
+//! instead of running the suite. Both builds are workers, the new one too (even when the driver
+//! is the new build's own executable), so both sides run the same code path in a process of
+//! the same age, and the driver's own work (statistics, reports) never runs inside either
+//! side's measurement. Only one worker runs at a time: the others wait, blocked on their pipe.
+//!
+//! # Protocol (version [`PROTOCOL`])
+//! One JSON object per line. The worker first writes a greeting,
+//! `{"perfbench_worker": 1, "perfbench": "0.1.0", "suite": "..."}`, then answers each request
+//! with one line:
+//!
+//! | request | answer |
+//! | --- | --- |
+//! | `{"cmd": "list"}` | `{"benchmarks": [{"id": ..., "ignore": false}, ...]}` |
+//! | `{"cmd": "run", "id": ..., "counters": null, "warm_up_ns": N}` | after the warm-up: `{"ready": NS_PER_ITER}` |
+//! | `{"cmd": "sample", "n": N}` | `{"sampled": true}` once one sample of `N` iterations (every pass, with its calibration run) is taken |
+//! | `{"cmd": "finish"}` | `{"done": BENCHMARK}`: the samples, as a benchmark of the JSON report (estimates not computed) |
+//! | `{"cmd": "quit"}` | none; the worker exits |
+//!
+//! Any request may instead be answered by `{"error": "...", "outcome": "failed"|"panicked"}`
+//! (the benchmark failed or panicked; the worker goes on serving). Whatever a benchmark prints
+//! goes to standard error: the worker keeps standard output for the protocol.
+//!
+//! # Order
+//! Sample `k` of every side is taken in one block, in the order base, new (and, with
+//! `--null-control`, the null side: the new build again) for even `k` and the reverse for odd
+//! `k`: A B, B A, A B, ... Within each pair of blocks both sides sit at the same mean time, so
+//! a linear drift of the machine cancels too, not only a step. Every side takes the same
+//! iteration count per sample, sized from the slower side's warm-up.
+//!
+//! # Failure
+//! A worker that does not greet with this protocol version, exits, or does not answer within
+//! `--worker-timeout` (120 s by default) stops the run with a message naming the build, its exit
+//! status and the last lines it wrote to standard error, and exit code 2: never a verdict.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::cli::{Args, Format};
+use super::{
+    default_events, derived_metrics, machine_info, open_available, output_dir, panic_message,
+    planned, run_config, selected_id, Planned, NEVER_CALLED,
+};
+use crate::baseline::Store;
+use crate::doctor::Machine;
+use crate::events::{self, Event, Sysfs};
+use crate::harness::bencher::Bencher;
+use crate::harness::sampler::{Command as SampleCommand, Plan, Remote, Sampler};
+use crate::model::{self, Benchmark, CounterResult, Outcome, Report, Throughput, Verdict};
+use crate::report;
+use crate::stats::{self, StatsConfig};
+use crate::sys;
+
+/// The version of the worker protocol. A driver only talks to workers of its own version.
+pub const PROTOCOL: u64 = 1;
+
+/// How long the driver waits for a worker's answer by default (`--worker-timeout`).
+pub const DEFAULT_WORKER_TIMEOUT_S: f64 = 120.0;
+
+// ---------------------------------------------------------------------------------------------
+// The worker.
+
+/// The worker's end of the pipe: requests in on standard input, answers out on the original
+/// standard output.
+struct Conn {
+    input: BufReader<std::io::Stdin>,
+    output: std::fs::File,
+}
+
+impl Conn {
+    fn send(&mut self, v: &Value) -> Result<(), String> {
+        self.send_line(v.to_string())
+    }
+
+    fn send_line(&mut self, mut line: String) -> Result<(), String> {
+        line.push('\n');
+        self.output
+            .write_all(line.as_bytes())
+            .and_then(|()| self.output.flush())
+            .map_err(|e| format!("cannot answer the driver: {e}"))
+    }
+
+    /// The next request; `None` at the end of input.
+    fn recv(&mut self) -> Result<Option<Value>, String> {
+        let mut line = String::new();
+        match self.input.read_line(&mut line) {
+            Ok(0) => Ok(None),
+            Ok(_) => serde_json::from_str(&line)
+                .map(Some)
+                .map_err(|e| format!("a request that is not JSON ({e}): {}", line.trim_end())),
+            Err(e) => Err(format!("cannot read the driver's request: {e}")),
+        }
+    }
+}
+
+type Shared = std::rc::Rc<std::cell::RefCell<Conn>>;
+
+/// The sampler's view of the driver ([`Remote`]).
+struct Link(Shared);
+
+impl Remote for Link {
+    fn ready(&mut self, ns_per_iter: f64) -> Result<(), String> {
+        self.0.borrow_mut().send(&json!({ "ready": ns_per_iter }))
+    }
+
+    fn next(&mut self) -> Result<SampleCommand, String> {
+        let request = self.0.borrow_mut().recv()?;
+        let request = request.ok_or("the driver closed the pipe while sampling")?;
+        match request["cmd"].as_str() {
+            Some("sample") => match request["n"].as_u64() {
+                Some(n) => Ok(SampleCommand::Sample(n)),
+                None => Err(format!("`sample` without an iteration count: {request}")),
+            },
+            Some("finish") => Ok(SampleCommand::Finish),
+            _ => Err(format!("unexpected request while sampling: {request}")),
+        }
+    }
+
+    fn sampled(&mut self) -> Result<(), String> {
+        self.0.borrow_mut().send(&json!({ "sampled": true }))
+    }
+}
+
+/// `--perfbench-worker`: serves a paired run's driver until it says `quit` or closes the pipe.
+pub(crate) fn serve(suite: &str) -> ExitCode {
+    let _ = std::io::stdout().flush();
+    let output = match sys::take_stdout() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: worker: cannot set up its pipe: {}", e.description());
+            return ExitCode::from(2);
+        }
+    };
+    let conn: Shared = std::rc::Rc::new(std::cell::RefCell::new(Conn {
+        input: BufReader::new(std::io::stdin()),
+        output,
+    }));
+    let hello = json!({
+        "perfbench_worker": PROTOCOL,
+        "perfbench": env!("CARGO_PKG_VERSION"),
+        "suite": suite,
+    });
+    if let Err(e) = conn.borrow_mut().send(&hello) {
+        eprintln!("error: worker: {e}");
+        return ExitCode::from(2);
+    }
+    let all = planned(suite);
+    let sysfs = Sysfs::system();
+    let mut defaults: Option<Vec<Event>> = None;
+    loop {
+        let request = match conn.borrow_mut().recv() {
+            Ok(Some(r)) => r,
+            Ok(None) => return ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: worker: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let answer = match request["cmd"].as_str() {
+            Some("list") => Some(
+                json!({
+                    "benchmarks": all
+                        .iter()
+                        .map(|p| json!({
+                            "id": p.id,
+                            "group": p.group,
+                            "name": p.entry.name,
+                            "params": p.params,
+                            "ignore": p.entry.options.ignore,
+                        }))
+                        .collect::<Vec<_>>(),
+                })
+                .to_string(),
+            ),
+            Some("run") => {
+                let defaults = defaults
+                    .get_or_insert_with(|| default_events(&sysfs, Machine::cached()).0)
+                    .clone();
+                Some(run_one(&conn, &all, &request, &sysfs, &defaults))
+            }
+            Some("quit") => return ExitCode::SUCCESS,
+            _ => Some(worker_error(
+                Outcome::Failed,
+                format!("unknown request: {request}"),
+            )),
+        };
+        if let Some(answer) = answer {
+            if let Err(e) = conn.borrow_mut().send_line(answer) {
+                eprintln!("error: worker: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+}
+
+/// The answer for a benchmark that failed or panicked.
+fn worker_error(outcome: Outcome, error: impl Into<String>) -> String {
+    let outcome = match outcome {
+        Outcome::Panicked => "panicked",
+        _ => "failed",
+    };
+    json!({ "error": error.into(), "outcome": outcome }).to_string()
+}
+
+/// `run`: the benchmark function once, its `iter*` call serving the driver; the answer to the
+/// last request it left unanswered (`finish`, or whichever request it failed in).
+fn run_one(
+    conn: &Shared,
+    all: &[Planned],
+    request: &Value,
+    sysfs: &Sysfs,
+    defaults: &[Event],
+) -> String {
+    let Some(p) = request["id"]
+        .as_str()
+        .and_then(|id| all.iter().find(|p| p.id == id))
+    else {
+        return worker_error(Outcome::Failed, format!("no benchmark {}", request["id"]));
+    };
+    let events = match (request["counters"].as_str(), p.entry.options.counters) {
+        (Some(list), _) => events::parse_list(list, sysfs).map_err(|e| format!("--counters: {e}")),
+        (None, Some(names)) => names
+            .iter()
+            .map(|n| events::parse(n, sysfs))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("counters option: {e}")),
+        (None, None) => Ok(defaults.to_vec()),
+    };
+    let counters = match events.and_then(|ev| open_available(&ev).map_err(|e| e.to_string())) {
+        Ok((c, _dropped)) => c,
+        Err(e) => return worker_error(Outcome::Failed, e),
+    };
+    let plan = Plan {
+        sample_size: 2,
+        warm_up_ns: request["warm_up_ns"].as_u64().unwrap_or(300_000_000),
+        measurement_ns: 0,
+        linear: false,
+        rounds: 1,
+    };
+    let sampler = Sampler::remote(counters, plan, Box::new(Link(conn.clone())));
+    let mut bencher = Bencher::measuring(Box::new(sampler));
+    let (run, arg) = (p.run, p.arg);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&mut bencher, arg)));
+    if let Err(payload) = outcome {
+        return worker_error(Outcome::Panicked, panic_message(payload.as_ref()));
+    }
+    let throughput = bencher.throughput_set().or(p.entry.options.throughput);
+    let Some(sampler) = bencher.into_sampler() else {
+        return worker_error(Outcome::Failed, NEVER_CALLED);
+    };
+    match sampler.round_result() {
+        Ok(true) => {}
+        Ok(false) => return worker_error(Outcome::Failed, NEVER_CALLED),
+        Err(e) => return worker_error(Outcome::Failed, e),
+    }
+    let measured = Benchmark {
+        counters: sampler.into_measured().unwrap_or_default(),
+        throughput,
+        ..Benchmark::new(
+            &p.id,
+            &p.group,
+            p.entry.name,
+            p.params.as_deref(),
+            Outcome::Measured,
+        )
+    };
+    // Written directly, not through a `Value`, whose maps would sort the counters by name.
+    match serde_json::to_string(&measured) {
+        Ok(text) => format!("{{\"done\":{text}}}"),
+        Err(e) => worker_error(Outcome::Failed, format!("cannot encode the samples: {e}")),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The driver.
+
+/// One side of a paired run: a worker process and its pipes.
+struct Worker {
+    /// `base`, `new` or `null`, for messages.
+    label: &'static str,
+    exe: PathBuf,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<std::io::Result<String>>,
+    /// The last lines the worker wrote to standard error.
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    timeout: Duration,
+}
+
+/// Lines of a worker's standard error kept for messages.
+const STDERR_LINES: usize = 12;
+
+impl Worker {
+    fn spawn(
+        label: &'static str,
+        exe: &Path,
+        suite: &str,
+        timeout: Duration,
+    ) -> Result<Worker, String> {
+        let mut child = Command::new(exe)
+            .args(["--bench", "--perfbench-worker", suite])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start the {label} build {}: {e}", exe.display()))?;
+        let (tx, lines) = mpsc::channel();
+        let stdout = child.stdout.take().expect("piped");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let end = line.is_err();
+                if tx.send(line).is_err() || end {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = Arc::clone(&stderr);
+        let err = child.stderr.take().expect("piped");
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+                if t.len() == STDERR_LINES {
+                    t.pop_front();
+                }
+                t.push_back(line);
+            }
+        });
+        Ok(Worker {
+            label,
+            exe: exe.to_owned(),
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            timeout,
+        })
+    }
+
+    fn name(&self) -> String {
+        format!("the {} build ({})", self.label, self.exe.display())
+    }
+
+    /// A message for a worker that stopped answering: what happened, its exit status, and the
+    /// end of its standard error. The worker is killed.
+    fn broken(&mut self, what: String) -> String {
+        let _ = self.child.kill();
+        // Give the stderr reader a moment to collect the last lines.
+        let status = self.child.wait().ok();
+        std::thread::sleep(Duration::from_millis(50));
+        let mut msg = format!("{}: {what}", self.name());
+        if let Some(s) = status {
+            if what.contains("exited") || what.contains("closed") {
+                msg.push_str(&format!(" ({s})"));
+            }
+        }
+        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        if !tail.is_empty() {
+            msg.push_str("; its last lines on standard error:");
+            for l in tail.iter() {
+                msg.push_str("\n    ");
+                msg.push_str(l);
+            }
+        }
+        msg
+    }
+
+    fn send(&mut self, v: &Value) -> Result<(), String> {
+        let mut line = v.to_string();
+        line.push('\n');
+        let sent = match self.stdin.as_mut() {
+            Some(s) => s.write_all(line.as_bytes()).and_then(|()| s.flush()),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        };
+        sent.map_err(|e| self.broken(format!("exited or closed its input ({e})")))
+    }
+
+    /// The next answer, parsed, with its text.
+    fn recv(&mut self, timeout: Duration) -> Result<(Value, String), String> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(Ok(line)) => match serde_json::from_str(&line) {
+                Ok(v) => Ok((v, line)),
+                Err(_) => Err(self.broken(format!(
+                    "answered with something that is not the worker protocol: {}",
+                    line.chars().take(200).collect::<String>()
+                ))),
+            },
+            Ok(Err(e)) => Err(self.broken(format!("cannot read its answer: {e}"))),
+            Err(RecvTimeoutError::Disconnected) => {
+                Err(self.broken("exited without answering".to_owned()))
+            }
+            Err(RecvTimeoutError::Timeout) => Err(self.broken(format!(
+                "did not answer within {:.0} s (--worker-timeout); stopped it",
+                timeout.as_secs_f64()
+            ))),
+        }
+    }
+
+    fn request(&mut self, v: &Value, extra: Duration) -> Result<Value, String> {
+        self.request_text(v, extra).map(|(v, _)| v)
+    }
+
+    /// [`Worker::request`], with the answer's text too.
+    fn request_text(&mut self, v: &Value, extra: Duration) -> Result<(Value, String), String> {
+        self.send(v)?;
+        self.recv(self.timeout + extra)
+    }
+
+    /// Reads the greeting and checks the protocol version.
+    fn greet(&mut self) -> Result<(), String> {
+        let hello = match self.lines.recv_timeout(self.timeout) {
+            Ok(Ok(line)) => line,
+            Ok(Err(e)) => return Err(self.broken(format!("cannot read its greeting: {e}"))),
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(self.broken(
+                    "exited before greeting: is it a perfbench bench executable built with a \
+                     perfbench that has paired runs?"
+                        .to_owned(),
+                ))
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(self.broken(format!(
+                    "did not greet within {:.0} s (--worker-timeout)",
+                    self.timeout.as_secs_f64()
+                )))
+            }
+        };
+        let v: Value = serde_json::from_str(&hello).unwrap_or(Value::Null);
+        match v["perfbench_worker"].as_u64() {
+            Some(PROTOCOL) => Ok(()),
+            Some(other) => Err(self.broken(format!(
+                "speaks worker protocol {other} (perfbench {}), this perfbench ({}) speaks \
+                 {PROTOCOL}: build both sides with the same perfbench version",
+                v["perfbench"].as_str().unwrap_or("?"),
+                env!("CARGO_PKG_VERSION"),
+            ))),
+            None => Err(self.broken(format!(
+                "is not a perfbench worker (its first line: {})",
+                hello.chars().take(200).collect::<String>()
+            ))),
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Some(mut stdin) = self.stdin.take() {
+            let _ = stdin.write_all(b"{\"cmd\":\"quit\"}\n");
+        }
+        // A worker that does not quit promptly is stopped.
+        for _ in 0..50 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The answer to `finish`.
+#[derive(serde_derive::Deserialize)]
+struct Done {
+    done: Benchmark,
+}
+
+/// A side's answer that reports a failed or panicked benchmark.
+fn failure(v: &Value) -> Option<(Outcome, String)> {
+    let error = v["error"].as_str()?;
+    let outcome = if v["outcome"] == "panicked" {
+        Outcome::Panicked
+    } else {
+        Outcome::Failed
+    };
+    Some((outcome, error.to_owned()))
+}
+
+/// What one paired benchmark gave.
+struct PairedBench {
+    result: Benchmark,
+    /// Counters whose verdict the null control refused, with the null comparison's ratio.
+    refused: Vec<(String, Option<f64>)>,
+}
+
+/// The paired run proper: the workers of the current round and the settings.
+struct Driver {
+    builds: Builds,
+    suite: String,
+    timeout: Duration,
+    /// The workers of this round: base, new (and null).
+    sides: Vec<Worker>,
+    args: Args,
+    config: model::Config,
+}
+
+/// A benchmark between the rounds of a paired run.
+struct InPair {
+    listed: ListedBench,
+    /// Each side's samples so far, round by round.
+    measured: Vec<Vec<CounterResult>>,
+    throughput: Option<Throughput>,
+    plan: SamplePlan,
+    /// Pairs taken so far (the next pair's index, which sets its order).
+    pairs_done: usize,
+    /// Why it stopped, when it failed or panicked on a side.
+    failed: Option<(Outcome, String)>,
+}
+
+impl Driver {
+    /// Starts the workers of a round (those of the last round, if any, quit first).
+    fn spawn(&mut self) -> Result<(), String> {
+        self.sides.clear();
+        let mut sides = vec![
+            Worker::spawn("base", &self.builds.base, &self.suite, self.timeout)?,
+            Worker::spawn("new", &self.builds.new, &self.suite, self.timeout)?,
+        ];
+        if self.args.null_control {
+            sides.push(Worker::spawn(
+                "null",
+                &self.builds.new,
+                &self.suite,
+                self.timeout,
+            )?);
+        }
+        for w in sides.iter_mut() {
+            w.greet()?;
+        }
+        self.sides = sides;
+        Ok(())
+    }
+
+    /// Round `r` of benchmark `b`: its share of the pairs, in this round's workers. `Err` only
+    /// when a worker broke (the run stops); a benchmark that fails or panics on a side is kept
+    /// in `b.failed`.
+    fn bench_round(&mut self, b: &mut InPair, r: usize) -> Result<(), String> {
+        let rounds = self.config.rounds.max(1) as usize;
+        let pairs = (self.config.sample_size.max(2) as usize).max(rounds);
+        // As in a plain run: half the warm-up before the first round (which also times the
+        // body), the other half shared by the later rounds.
+        let warm = secs_to_ns(self.config.warm_up_time);
+        let warm_up_ns = match (rounds, r) {
+            (1, _) => warm,
+            (_, 0) => warm / 2,
+            _ => warm / 2 / (rounds as u64 - 1),
+        };
+        let round_pairs = pairs * (r + 1) / rounds - pairs * r / rounds;
+        match self.round(
+            &b.listed,
+            warm_up_ns,
+            &mut b.plan,
+            b.pairs_done,
+            round_pairs,
+        )? {
+            Ok(per_side) => {
+                if b.measured.len() < per_side.len() {
+                    b.measured.resize(per_side.len(), Vec::new());
+                }
+                for (all, (round, t)) in b.measured.iter_mut().zip(per_side) {
+                    merge(all, round);
+                    b.throughput = b.throughput.or(t);
+                }
+            }
+            Err(failure) => b.failed = Some(failure),
+        }
+        b.pairs_done += round_pairs;
+        Ok(())
+    }
+
+    /// The benchmark's result after its last round: the new build's estimates, each counter's
+    /// paired change, and the counters whose verdict the null control refused.
+    fn result(&self, b: InPair) -> PairedBench {
+        let p = &b.listed;
+        let base = Benchmark::new(
+            &p.id,
+            &p.group,
+            &p.name,
+            p.params.as_deref(),
+            Outcome::Measured,
+        );
+        if let Some((outcome, error)) = b.failed {
+            return PairedBench {
+                result: Benchmark {
+                    error: Some(error),
+                    outcome,
+                    ..base
+                },
+                refused: Vec::new(),
+            };
+        }
+        let cfg = StatsConfig::default();
+        let empty = Vec::new();
+        let side = |i: usize| b.measured.get(i).unwrap_or(&empty);
+        let (old, new) = (side(0), side(1));
+        let null = b.measured.get(2);
+        let mut refused = Vec::new();
+        let counters: Vec<CounterResult> = new
+            .iter()
+            .map(|c| {
+                let mut c = CounterResult {
+                    estimate: stats::estimate(&c.per_iteration, None, &cfg),
+                    ..c.clone()
+                };
+                let settings = self.args.thresholds.config_for(&c.name);
+                let versus = |other: &CounterResult, mine: &CounterResult| {
+                    stats::compare_paired_rounds(
+                        &other.round_values(),
+                        &mine.round_values(),
+                        &settings,
+                    )
+                };
+                c.change = old
+                    .iter()
+                    .find(|o| o.name == c.name && o.unit == c.unit)
+                    .map(|o| versus(o, &c));
+                if let Some(n) = null.and_then(|n| n.iter().find(|x| x.name == c.name)) {
+                    let control = versus(&c, n);
+                    if control.verdict != Verdict::Unchanged {
+                        refused.push((c.name.clone(), control.ratio));
+                        c.change = None;
+                    }
+                }
+                c
+            })
+            .collect();
+        let derived = derived_metrics(&counters, &cfg);
+        PairedBench {
+            result: Benchmark {
+                counters,
+                derived,
+                throughput: b.throughput,
+                ..base
+            },
+            refused,
+        }
+    }
+
+    /// One round: every side calls the benchmark function afresh and warms up, then `pairs`
+    /// blocks of one sample per side (pair `k0` first, in the alternating order), then every
+    /// side finishes. The first round also sizes the samples (`plan`). The inner `Err` is a
+    /// benchmark that failed or panicked on a side (the other sides are told to finish).
+    #[allow(clippy::type_complexity)]
+    fn round(
+        &mut self,
+        p: &ListedBench,
+        warm_up_ns: u64,
+        plan: &mut SamplePlan,
+        k0: usize,
+        pairs: usize,
+    ) -> Result<Result<Vec<(Vec<CounterResult>, Option<Throughput>)>, (Outcome, String)>, String>
+    {
+        let run = json!({
+            "cmd": "run",
+            "id": p.id,
+            "counters": self.args.counters,
+            "warm_up_ns": warm_up_ns,
+        });
+        let finish = json!({ "cmd": "finish" });
+        let mut ready: Vec<f64> = Vec::new();
+        let mut failed: Option<(Outcome, String)> = None;
+        for i in 0..self.sides.len() {
+            let answer = self.sides[i].request(&run, Duration::from_nanos(warm_up_ns))?;
+            if let Some((outcome, e)) = failure(&answer) {
+                failed = Some((outcome, format!("{} build: {e}", self.sides[i].label)));
+                break;
+            }
+            match answer["ready"].as_f64() {
+                Some(ns) => ready.push(ns),
+                None => return Err(self.sides[i].broken(format!("answered `run` with {answer}"))),
+            }
+        }
+        if plan.n == 0 && failed.is_none() {
+            let total_pairs = self.config.sample_size.max(2) as f64;
+            let slowest = ready.iter().copied().fold(0.01_f64, f64::max);
+            // `measurement_time` is each side's: the run takes that times the number of sides.
+            let per_sample_ns = self.config.measurement_time * 1e9 / total_pairs;
+            plan.n = ((per_sample_ns / slowest).ceil() as u64).max(1);
+            // Generous: ten times what a sample should take, on top of the timeout.
+            plan.slack = Duration::from_nanos((10.0 * plan.n as f64 * slowest) as u64);
+        }
+        let sample = json!({ "cmd": "sample", "n": plan.n });
+        if failed.is_none() {
+            for k in k0..k0 + pairs {
+                let order: Vec<usize> = if k % 2 == 0 {
+                    (0..self.sides.len()).collect()
+                } else {
+                    (0..self.sides.len()).rev().collect()
+                };
+                for i in order {
+                    let answer = self.sides[i].request(&sample, plan.slack)?;
+                    if let Some((outcome, e)) = failure(&answer) {
+                        failed = Some((outcome, format!("{} build: {e}", self.sides[i].label)));
+                        // This side has left its benchmark; the others are told to finish.
+                        for j in (0..self.sides.len()).filter(|&j| j != i) {
+                            self.sides[j].request(&finish, plan.slack)?;
+                        }
+                        return Ok(Err(failed.unwrap_or((Outcome::Failed, String::new()))));
+                    }
+                    if answer["sampled"] != true {
+                        return Err(
+                            self.sides[i].broken(format!("answered `sample` with {answer}"))
+                        );
+                    }
+                }
+            }
+        } else {
+            // The sides that got ready are waiting in their benchmark: let them finish.
+            for i in 0..ready.len() {
+                self.sides[i].request(&finish, plan.slack)?;
+            }
+            return Ok(Err(failed.unwrap_or((Outcome::Failed, String::new()))));
+        }
+        let mut out = Vec::new();
+        let mut failed = None;
+        for i in 0..self.sides.len() {
+            let (answer, text) = self.sides[i].request_text(&finish, plan.slack)?;
+            if let Some((outcome, e)) = failure(&answer) {
+                failed = failed.or(Some((
+                    outcome,
+                    format!("{} build: {e}", self.sides[i].label),
+                )));
+                continue;
+            }
+            // From the text, not the `Value`, whose maps have lost the counters' order.
+            let done = serde_json::from_str::<Done>(&text)
+                .map_err(|e| self.sides[i].broken(format!("sent samples that do not read: {e}")))?;
+            out.push((done.done.counters, done.done.throughput));
+        }
+        Ok(match failed {
+            Some(f) => Err(f),
+            None => Ok(out),
+        })
+    }
+}
+
+/// The iteration count of every sample of a paired benchmark, fixed by its first round.
+#[derive(Default)]
+struct SamplePlan {
+    /// Iterations per sample (0 before the first round has timed the sides).
+    n: u64,
+    /// How much longer than the worker timeout a sample may take.
+    slack: Duration,
+}
+
+/// Adds a round's counters to those of the earlier rounds (`rounds` gets the round's length).
+fn merge(all: &mut Vec<CounterResult>, round: Vec<CounterResult>) {
+    for mut c in round {
+        match all.iter_mut().find(|a| a.name == c.name) {
+            Some(a) => {
+                a.rounds.push(c.per_iteration.len() as u32);
+                a.per_iteration.extend(c.per_iteration);
+                a.iterations.extend(c.iterations);
+                a.multiplexed |= c.multiplexed;
+            }
+            None => {
+                c.rounds = vec![c.per_iteration.len() as u32];
+                all.push(c);
+            }
+        }
+    }
+}
+
+/// A benchmark as a worker lists it, with its id split as the report wants it.
+struct ListedBench {
+    id: String,
+    group: String,
+    name: String,
+    params: Option<String>,
+}
+
+fn secs_to_ns(s: f64) -> u64 {
+    (s.max(0.0) * 1e9) as u64
+}
+
+/// The benchmarks a worker lists, with their `ignore` marks.
+fn list(w: &mut Worker) -> Result<Vec<(ListedBench, bool)>, String> {
+    let answer = w.request(&json!({ "cmd": "list" }), Duration::ZERO)?;
+    let Some(items) = answer["benchmarks"].as_array() else {
+        return Err(w.broken(format!("answered `list` with {answer}")));
+    };
+    Ok(items
+        .iter()
+        .filter_map(|b| {
+            let text = |k: &str| b[k].as_str().map(str::to_owned);
+            let listed = ListedBench {
+                id: text("id")?,
+                group: text("group").unwrap_or_default(),
+                name: text("name").unwrap_or_default(),
+                params: text("params"),
+            };
+            Some((listed, b["ignore"] == true))
+        })
+        .collect())
+}
+
+/// Where a paired run's two builds come from, for the report and the messages.
+#[derive(Clone, Debug)]
+pub struct Builds {
+    /// The baseline build's executable.
+    pub base: PathBuf,
+    /// The new build's executable.
+    pub new: PathBuf,
+    /// What the report calls the baseline: `NAME` with `--paired NAME`, the path with `ab`.
+    pub base_name: String,
+    /// `--paired`: also write the suite's latest report under `target/perfbench` (as a plain
+    /// run does); `perfbench ab` writes only `--json PATH`.
+    pub write_latest: bool,
+    /// The suite's name, which gives the benchmarks of functions at the crate root their group;
+    /// `None`: the new build's file name without cargo's `-HASH` suffix.
+    pub suite: Option<String>,
+}
+
+/// Runs a paired comparison of two builds with the bench command line `args` (filters,
+/// counters, sampling, thresholds, `--null-control`, output) and prints it as a plain run
+/// prints its comparison. Exit codes as for a bench run: 0, 1 (a regression with
+/// `--fail-on-regression`, or a benchmark that failed or panicked), 2 (a build that cannot be
+/// driven, or, with `--fail-on-regression`, a verdict the null control refused).
+pub fn run(builds: &Builds, args: &Args) -> ExitCode {
+    match drive(builds, args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: paired run: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
+    let timeout = Duration::from_secs_f64(
+        args.worker_timeout
+            .unwrap_or(DEFAULT_WORKER_TIMEOUT_S)
+            .max(0.001),
+    );
+    // The new build's name for the suite, for both builds: ids match whatever the files are
+    // called.
+    let suite = builds
+        .suite
+        .clone()
+        .unwrap_or_else(|| super::suite_of(Some(&builds.new)));
+    let mut config = run_config(args, &[]);
+    config.counters = args
+        .counters
+        .as_deref()
+        .map(|c| c.split(',').map(str::to_owned).collect())
+        .unwrap_or_default();
+    let mut driver = Driver {
+        builds: builds.clone(),
+        suite: suite.clone(),
+        timeout,
+        sides: Vec::new(),
+        args: args.clone(),
+        config: config.clone(),
+    };
+    driver.spawn()?;
+    let base_ids = list(&mut driver.sides[0])?;
+    let new_ids = list(&mut driver.sides[1])?;
+    let chosen = |listed: Vec<(ListedBench, bool)>| -> Vec<ListedBench> {
+        listed
+            .into_iter()
+            .filter(|(b, ignore)| selected_id(&b.id, *ignore, args))
+            .map(|(b, _)| b)
+            .collect()
+    };
+    let (base_chosen, new_chosen) = (chosen(base_ids), chosen(new_ids));
+    let in_base = |id: &str| base_chosen.iter().any(|b| b.id == id);
+    for b in new_chosen.iter().filter(|b| !in_base(&b.id)) {
+        eprintln!(
+            "note: {}: added (only in the new build), not compared",
+            b.id
+        );
+    }
+    for b in base_chosen
+        .iter()
+        .filter(|b| !new_chosen.iter().any(|n| n.id == b.id))
+    {
+        eprintln!(
+            "note: {}: removed (only in the base build), not compared",
+            b.id
+        );
+    }
+    let store = Store::new(output_dir());
+    let _lock = if builds.write_latest {
+        store
+            .lock(&suite, |path| {
+                eprintln!(
+                    "note: another run of suite `{suite}` holds {}; waiting for it to finish",
+                    path.display()
+                )
+            })
+            .ok()
+    } else {
+        None
+    };
+    let mut benches: Vec<InPair> = new_chosen
+        .into_iter()
+        .filter(|b| in_base(&b.id))
+        .map(|listed| InPair {
+            listed,
+            measured: Vec::new(),
+            throughput: None,
+            plan: SamplePlan::default(),
+            pairs_done: 0,
+            failed: None,
+        })
+        .collect();
+    // Round r of every benchmark, then round r + 1, each round in fresh processes of both
+    // builds: what a process brings with it (where its memory landed, how its code and stack
+    // are aligned) then varies from round to round like any other noise, instead of being a
+    // bias of one side.
+    let rounds = config.rounds.max(1) as usize;
+    for r in 0..rounds {
+        if r > 0 {
+            driver.spawn()?;
+        }
+        for b in benches.iter_mut().filter(|b| b.failed.is_none()) {
+            if args.format != Format::Json && std::io::stderr().is_terminal() {
+                eprint!("\r\x1b[2K{}: round {}/{rounds}", b.listed.id, r + 1);
+            }
+            driver.bench_round(b, r)?;
+        }
+    }
+    if args.format != Format::Json && std::io::stderr().is_terminal() {
+        eprint!("\r\x1b[2K");
+    }
+    driver.sides.clear();
+    let style = report::terminal::Style {
+        format: args.format,
+        color: report::terminal::color_wanted(),
+    };
+    let mut reporter = report::terminal::TerminalReporter::new(style);
+    let mut results = Vec::new();
+    let mut refusals = 0;
+    for b in benches {
+        let id = b.listed.id.clone();
+        let done = driver.result(b);
+        for (counter, ratio) in &done.refused {
+            refusals += 1;
+            eprintln!(
+                "note: {id}: {counter}: no verdict: the null control (the new build against \
+                 itself) moved {} in the same run, so this machine cannot judge it now",
+                ratio.map_or("beyond its threshold".to_owned(), |r| {
+                    format!("by {:+.2}%", (r - 1.0) * 100.0)
+                })
+            );
+        }
+        if args.format != Format::Json {
+            print!("{}", reporter.bench_done(&done.result));
+            let _ = std::io::stdout().flush();
+        }
+        results.push(done.result);
+    }
+    let machine = Machine::cached();
+    let mut suite_result = Report::new(&suite, machine_info(machine, &results), config, results);
+    suite_result.baseline = Some(model::BaselineRef {
+        name: builds.base_name.clone(),
+        perfbench_version: env!("CARGO_PKG_VERSION").to_owned(),
+        machine: suite_result.machine.clone(),
+        warnings: Vec::new(),
+    });
+    let json = model::json::to_json(&suite_result);
+    if args.format == Format::Json {
+        println!("{json}");
+    } else {
+        print!("{}", reporter.finish(&suite_result));
+    }
+    let latest = (builds.write_latest && !args.discard_baseline).then(|| store.latest_path(&suite));
+    for path in latest.into_iter().chain(args.json.clone()) {
+        if let Err(e) = model::file::write_atomic(&path, json.as_bytes()) {
+            return Err(format!(
+                "cannot write the JSON report to {}: {e}",
+                path.display()
+            ));
+        }
+    }
+    let failed = suite_result
+        .benchmarks
+        .iter()
+        .any(|b| matches!(b.outcome, Outcome::Panicked | Outcome::Failed));
+    let regressed = suite_result
+        .benchmarks
+        .iter()
+        .flat_map(|b| &b.counters)
+        .any(|c| c.change.is_some_and(|ch| ch.verdict == Verdict::Regressed));
+    if failed || (args.fail_on_regression && regressed) {
+        return Ok(ExitCode::from(1));
+    }
+    if args.fail_on_regression && refusals > 0 {
+        eprintln!(
+            "error: the null control refused {refusals} verdict(s): a regression cannot be ruled \
+             out on this machine now"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--paired NAME` from a bench executable: baseline NAME's saved executable against this one.
+pub(crate) fn paired_with_baseline(suite: &str, name: &str, args: &Args) -> ExitCode {
+    let store = Store::new(output_dir());
+    let base = store.executable_path(name, suite);
+    if !base.is_file() {
+        eprintln!(
+            "error: baseline `{name}` has no saved executable of suite `{suite}` ({} is \
+             missing): save it again with `--save-baseline {name}` (which keeps a copy of the \
+             bench executable for --paired)",
+            base.display()
+        );
+        return ExitCode::from(2);
+    }
+    let new = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot find this executable to run it as a worker: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    run(
+        &Builds {
+            base,
+            new,
+            base_name: name.to_owned(),
+            write_latest: true,
+            suite: Some(suite.to_owned()),
+        },
+        args,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_read_from_answers() {
+        assert_eq!(failure(&json!({ "ready": 3.0 })), None);
+        assert_eq!(
+            failure(&json!({ "error": "boom", "outcome": "panicked" })),
+            Some((Outcome::Panicked, "boom".to_owned()))
+        );
+        assert_eq!(
+            failure(&json!({ "error": "x" })),
+            Some((Outcome::Failed, "x".to_owned()))
+        );
+    }
+}
