@@ -374,6 +374,7 @@ mod guest {
             Some(path) => {
                 phase_suite(&mut c, path);
                 phase_verdicts(&mut c, path);
+                phase_paired(&mut c, path);
             }
             None => println!("\n(no --suite=PATH: the perfbench::main!() suite is not run)"),
         }
@@ -1624,6 +1625,104 @@ mod guest {
         println!(
             "verdict phase: {} runs of the suite, {:.1} s (guest clock)",
             2 + VERDICT_KS.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+
+    /// Paired runs of exact counts (issue 10, evidence 3): the suite saved as baseline `p`
+    /// (which keeps a copy of the executable), then `--paired p` against it: the same code
+    /// (every `instructions` change `unchanged`, exit 0) and, with `ARM64_SUITE_EXTRA_IN`
+    /// naming the running executable, one more instruction per iteration in one benchmark at a
+    /// time in the new build only (that one `regressed` by exactly (k + 1) / k, exit 1). Each
+    /// round runs in fresh worker processes of both builds.
+    fn phase_paired(c: &mut Checks, path: &str) {
+        section("paired runs of exact counts: k against k, and k + 1, in one run");
+        let started = Instant::now();
+        let base = run_verdict_suite(path, "paired-base", &["--save-baseline", "p"], None);
+        if let Err(e) = base {
+            c.check(false, e);
+            return;
+        }
+        let exe = format!("{VERDICT_DIR}/perfbench/baselines/p/arm64_suite.exe");
+        c.check(
+            std::path::Path::new(&exe).is_file(),
+            format_args!("--save-baseline p kept the executable at {exe}"),
+        );
+        let mut cases: Vec<(String, Option<u64>)> = vec![("paired same".into(), None)];
+        cases.extend(
+            VERDICT_KS
+                .iter()
+                .map(|&k| (format!("paired add_{k}+1"), Some(k))),
+        );
+        std::env::set_var("ARM64_SUITE_EXTRA_IN", path);
+        for (what, plus) in cases {
+            let extra = plus.map(|k| format!("add_{k}"));
+            let run = run_verdict_suite(
+                path,
+                &what.replace(' ', "-"),
+                &["--paired", "p", "--fail-on-regression"],
+                extra.as_deref(),
+            );
+            let (code, report) = match run {
+                Ok(r) => r,
+                Err(e) => {
+                    c.check(false, e);
+                    continue;
+                }
+            };
+            let want_code = if plus.is_some() { 1 } else { 0 };
+            c.check(
+                code == Some(want_code),
+                format_args!("{what}: exits {want_code} with --paired p (got {code:?})"),
+            );
+            let mut facts = vec![format!(
+                "exit {}",
+                code.map_or_else(|| "killed".to_owned(), |c| c.to_string())
+            )];
+            for k in VERDICT_KS {
+                let now = k + u64::from(plus == Some(k));
+                let Some(r) = verdict_counter(c, &report, &what, k, now) else {
+                    facts.push(format!("add_{k} missing"));
+                    continue;
+                };
+                let Some(ch) = r.change else {
+                    c.check(
+                        false,
+                        format_args!("{what}: arm64/add_{k} has a paired change"),
+                    );
+                    continue;
+                };
+                let (want, ratio) = if now > k {
+                    (Verdict::Regressed, (k > 0).then(|| now as f64 / k as f64))
+                } else {
+                    (Verdict::Unchanged, (k > 0).then_some(1.0))
+                };
+                let close = match (ch.ratio, ratio) {
+                    (Some(a), Some(b)) => (a - b).abs() < 1e-12,
+                    (None, None) => true,
+                    _ => false,
+                };
+                c.check(
+                    ch.method == perfbench::model::Method::Paired && ch.verdict == want && close,
+                    format_args!(
+                        "{what}: arm64/add_{k} instructions {k} -> {now}: {} (want {want}, \
+                         ratio {ratio:?}); change {ch:?}",
+                        ch.verdict
+                    ),
+                );
+                facts.push(format!(
+                    "add_{k} {k} -> {now} {} ({})",
+                    ch.verdict,
+                    ch.ratio
+                        .map_or_else(|| "no ratio".to_owned(), |r| format!("ratio {r}"))
+                ));
+            }
+            figure(format_args!("verdict {what}"), facts.join(", "));
+        }
+        std::env::remove_var("ARM64_SUITE_EXTRA_IN");
+        println!(
+            "paired phase: {} paired runs, {:.1} s (guest clock)",
+            1 + VERDICT_KS.len(),
             started.elapsed().as_secs_f64()
         );
     }

@@ -9,7 +9,9 @@
 //! benchmark one more `add` per iteration, k + 1, without changing its id: the change the guest
 //! test compares with a baseline of the same suite run without it. The variable is read once;
 //! the choice between the two bodies is made outside `b.iter`, so the measured body is
-//! straight-line asm either way.
+//! straight-line asm either way. With `ARM64_SUITE_EXTRA_IN=PATH` as well, only the copy of this
+//! executable at PATH takes the extra instruction: a paired run's two workers (both children
+//! of the driver, with its environment) then act as two builds, k and k + 1.
 //!
 //! Only aarch64 has benchmarks; elsewhere the suite is empty.
 
@@ -22,8 +24,28 @@ mod bodies {
     /// The variable naming the benchmarks that get one more instruction per iteration.
     const EXTRA: &str = "ARM64_SUITE_EXTRA";
 
+    /// The variable that limits [`EXTRA`] to the executable at its path.
+    const EXTRA_IN: &str = "ARM64_SUITE_EXTRA_IN";
+
+    /// Whether this executable is the one `ARM64_SUITE_EXTRA_IN` names (any, when unset).
+    fn extra_here() -> bool {
+        static HERE: OnceLock<bool> = OnceLock::new();
+        *HERE.get_or_init(|| match std::env::var_os(EXTRA_IN) {
+            None => true,
+            Some(path) => {
+                let canonical = |p: &std::path::Path| p.canonicalize().ok();
+                let me = std::env::current_exe().ok();
+                me.as_deref().and_then(canonical).is_some()
+                    && me.as_deref().and_then(canonical) == canonical(std::path::Path::new(&path))
+            }
+        })
+    }
+
     /// Whether the benchmark function `name` gets one more instruction per iteration.
     fn extra(name: &str) -> bool {
+        if !extra_here() {
+            return false;
+        }
         static NAMES: OnceLock<Vec<String>> = OnceLock::new();
         let names = NAMES.get_or_init(|| {
             std::env::var(EXTRA)

@@ -337,7 +337,6 @@ fn usage_errors_exit_2_with_the_usage_line() {
     write(&good, &report("demo", 1.0));
     for (args, expect) in [
         (vec!["compare"], "needs two reports"),
-        (vec!["compare", s(&good)], "needs two reports"),
         (
             vec!["compare", s(&good), s(&good), s(&good)],
             "unexpected argument",
@@ -405,4 +404,76 @@ fn export_writes_bencher_metric_format() {
     let err = stderr(&o);
     assert!(err.contains("is a directory, not a report file"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A report that was compared as it ran (`--paired`) shows its own recorded changes: the paired
+/// verdict, which no pair of reports could recompute.
+#[test]
+fn a_report_shows_the_comparison_it_recorded() {
+    use perfbench::model::{BaselineRef, Change, Method, Verdict};
+    let dir = scratch("recorded");
+    let path = dir.join("paired.json");
+    let mut r = report("demo", 1.0);
+    r.baseline = Some(BaselineRef {
+        name: "main".into(),
+        perfbench_version: "0.1.0".into(),
+        machine: r.machine.clone(),
+        warnings: vec![],
+    });
+    let change = |ratio: f64, verdict: Verdict| Change {
+        baseline: 1000.0,
+        ratio: Some(ratio),
+        ci_low: Some(ratio - 0.005),
+        ci_high: Some(ratio + 0.005),
+        p_value: 0.001,
+        threshold: 0.01,
+        verdict,
+        method: Method::Paired,
+    };
+    r.benchmarks[0].counters[0].change = Some(change(1.021, Verdict::Regressed));
+    r.benchmarks[1].counters[0].change = Some(change(1.001, Verdict::Unchanged));
+    write(&path, &r);
+
+    let o = run(&[
+        "compare",
+        s(&path),
+        "--format",
+        "markdown",
+        "--fail-on-regression",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(md.contains(":x: 1 regression"), "{md}");
+    assert!(md.contains("(paired run)"), "{md}");
+    assert!(md.contains("(`main` -> `"), "{md}");
+    assert!(
+        md.contains("| `json/parse` | wall-time | 1.00 µs | 1.02 µs | 1.021 (+2.1%) | [+1.6% +2.6%] | 1% | **regressed** |"),
+        "{md}"
+    );
+    // page-faults recorded nothing: not comparable, said so.
+    assert!(md.contains("no change recorded for this counter"), "{md}");
+    let o = run(&["compare", s(&path)]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stdout(&o).contains("json/parse  wall-time"),
+        "{}",
+        stdout(&o)
+    );
+
+    // A report that was never compared says what to give instead.
+    let plain = dir.join("plain.json");
+    write(&plain, &report("demo", 1.0));
+    let o = run(&["compare", s(&plain)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("carries no comparison"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("plain.json"), "{}", stderr(&o));
+    // Thresholds cannot re-judge a recorded comparison.
+    let o = run(&["compare", s(&path), "--noise-threshold", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("recorded comparison"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
 }

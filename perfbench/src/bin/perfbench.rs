@@ -3,7 +3,8 @@
 //! - `perfbench doctor [--counters LIST]`: what this machine can count, through which source,
 //!   and why not.
 //! - `perfbench list`: the events this machine offers.
-//! - `perfbench compare BASE NEW`: two reports or baseline directories, counter by counter.
+//! - `perfbench compare BASE NEW`: two reports or baseline directories, counter by counter;
+//!   `perfbench compare REPORT`: the comparison a report recorded as it ran (`--paired`).
 //! - `perfbench export REPORT --format bmf`: Bencher Metric Format JSON.
 //! - `perfbench ab OLD_EXE NEW_EXE [FILTER]... [FLAGS]`: a paired run of two builds of a bench
 //!   executable (see `perfbench::runner::paired`).
@@ -63,11 +64,14 @@ const COMPARE_HELP: &str = "\
 Compare two reports (or baseline directories) counter by counter
 
 Usage: perfbench compare [OPTIONS] <BASE> <NEW>
+       perfbench compare [OPTIONS] <REPORT>
 
 Arguments:
-  <BASE>  The baseline: a report (target/perfbench/SUITE.json) or a directory of reports
-          (target/perfbench/baselines/NAME)
-  <NEW>   The run to judge, likewise
+  <BASE>    The baseline: a report (target/perfbench/SUITE.json) or a directory of reports
+            (target/perfbench/baselines/NAME)
+  <NEW>     The run to judge, likewise
+  <REPORT>  A report (or directory) that was compared as it ran (against the previous run,
+            --baseline NAME or --paired NAME): shows the changes it recorded
 
 Options:
       --threshold <COUNTER=PCT>  The change below which COUNTER is never flagged (repeatable)
@@ -137,7 +141,8 @@ enum Cmd {
         all: bool,
     },
     Compare {
-        base: PathBuf,
+        /// `None`: NEW's recorded comparison.
+        base: Option<PathBuf>,
         new: PathBuf,
         settings: Settings,
         format: CompareFormat,
@@ -319,12 +324,28 @@ fn parse_compare(p: &mut lexopt::Parser) -> Result<Cmd, Usage> {
             arg => return Err(unexpected(arg, COMPARE_HELP)),
         }
     }
-    let [base, new]: [PathBuf; 2] = paths.try_into().map_err(|_| {
-        usage(
-            "compare needs two reports or baseline directories: BASE and NEW".to_owned(),
-            COMPARE_HELP,
-        )
-    })?;
+    let (base, new) = match <[PathBuf; 2]>::try_from(paths) {
+        Ok([base, new]) => (Some(base), new),
+        Err(paths) if paths.len() == 1 => {
+            if settings != Settings::default() {
+                return Err(usage(
+                    "thresholds apply to two reports: a recorded comparison keeps the ones it \
+                     was made with"
+                        .to_owned(),
+                    COMPARE_HELP,
+                ));
+            }
+            (None, paths.into_iter().next().unwrap_or_default())
+        }
+        Err(_) => {
+            return Err(usage(
+                "compare needs two reports or baseline directories (BASE and NEW), or one \
+                 report that was compared as it ran"
+                    .to_owned(),
+                COMPARE_HELP,
+            ))
+        }
+    };
     Ok(Cmd::Compare {
         base,
         new,
@@ -410,16 +431,19 @@ fn parse_export(p: &mut lexopt::Parser) -> Result<Cmd, Usage> {
 
 /// `perfbench compare`: 0, 1 on a regression with `--fail-on-regression`, 2 on an error.
 fn run_compare(
-    base: &std::path::Path,
+    base: Option<&std::path::Path>,
     new: &std::path::Path,
     settings: &Settings,
     format: CompareFormat,
     fail_on_regression: bool,
 ) -> ExitCode {
-    let result = compare::load_side(base).and_then(|b| {
-        let n = compare::load_side(new)?;
-        compare::compare(&b, &n, settings)
-    });
+    let result = match base {
+        Some(base) => compare::load_side(base).and_then(|b| {
+            let n = compare::load_side(new)?;
+            compare::compare(&b, &n, settings)
+        }),
+        None => compare::load_side(new).and_then(|n| compare::recorded(&n)),
+    };
     let cmp = match result {
         Ok(cmp) => cmp,
         Err(e) => {
@@ -489,7 +513,7 @@ fn main() -> ExitCode {
             settings,
             format,
             fail_on_regression,
-        } => run_compare(&base, &new, &settings, format, fail_on_regression),
+        } => run_compare(base.as_deref(), &new, &settings, format, fail_on_regression),
         Cmd::Export { report } => match file::load(&report) {
             Ok(r) => {
                 print!("{}", bmf::bmf(&r));

@@ -357,6 +357,20 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
             (None, None) => {}
         }
     }
+    let summary = summarize(&suites);
+    Ok(Comparison {
+        schema_version: COMPARISON_SCHEMA_VERSION,
+        perfbench_version: env!("CARGO_PKG_VERSION").to_owned(),
+        base: base.path.display().to_string(),
+        new: new.path.display().to_string(),
+        warnings,
+        summary,
+        suites,
+    })
+}
+
+/// How many counters and benchmarks of `suites` ended each way.
+fn summarize(suites: &[SuiteComparison]) -> Summary {
     let mut summary = Summary::default();
     for b in suites.iter().flat_map(|s| &s.benchmarks) {
         match b.presence {
@@ -376,15 +390,116 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
             }
         }
     }
+    summary
+}
+
+/// The comparisons a side's reports carry themselves: the changes a run recorded when it was
+/// compared as it ran (with the previous run, `--baseline NAME`, or `--paired NAME`, whose
+/// paired verdict no pair of reports can recompute). BASE is the baseline each report names.
+/// A counter without a recorded change is reported as not comparable; a report without any is
+/// an error that says what to give instead.
+pub fn recorded(side: &Side) -> Result<Comparison, CompareError> {
+    let mut warnings = Vec::new();
+    let mut suites = Vec::new();
+    let mut names = Vec::new();
+    for (path, report) in &side.reports {
+        let any = report
+            .benchmarks
+            .iter()
+            .flat_map(|b| &b.counters)
+            .any(|c| c.change.is_some());
+        let Some(base) = report.baseline.as_ref().filter(|_| any) else {
+            return Err(CompareError::SuiteMismatch {
+                message: format!(
+                    "{}: this report carries no comparison (it ran without a baseline, a previous \
+                     run or --paired): give two reports, BASE and NEW",
+                    path.display()
+                ),
+            });
+        };
+        if !names.contains(&base.name) {
+            names.push(base.name.clone());
+        }
+        warnings.extend(
+            base.warnings
+                .iter()
+                .map(|w| format!("suite `{}`: {w}", report.suite)),
+        );
+        let benchmarks = report
+            .benchmarks
+            .iter()
+            .map(|b| {
+                if let Some(reason) = unmeasured(b, "NEW") {
+                    return BenchComparison {
+                        id: b.id.clone(),
+                        presence: Presence::NotComparable,
+                        reason: Some(reason),
+                        counters: Vec::new(),
+                    };
+                }
+                let counters = b.counters.iter().map(recorded_counter).collect();
+                BenchComparison {
+                    id: b.id.clone(),
+                    presence: Presence::Compared,
+                    reason: None,
+                    counters,
+                }
+            })
+            .collect();
+        suites.push(SuiteComparison {
+            suite: report.suite.clone(),
+            presence: Presence::Compared,
+            benchmarks,
+        });
+    }
     Ok(Comparison {
         schema_version: COMPARISON_SCHEMA_VERSION,
         perfbench_version: env!("CARGO_PKG_VERSION").to_owned(),
-        base: base.path.display().to_string(),
-        new: new.path.display().to_string(),
+        base: names.join(", "),
+        new: side.path.display().to_string(),
         warnings,
-        summary,
+        summary: summarize(&suites),
         suites,
     })
+}
+
+/// A counter's recorded change. The figures are the ones the change holds: the baseline's
+/// (`change.baseline`, with no interval of its own) and the new one implied by the ratio (with
+/// the ratio's interval), or the new run's estimate where there is no ratio.
+fn recorded_counter(c: &CounterResult) -> CounterComparison {
+    let Some(change) = c.change else {
+        return CounterComparison {
+            name: c.name.clone(),
+            unit: c.unit.clone(),
+            presence: Presence::NotComparable,
+            reason: Some("no change recorded for this counter".to_owned()),
+            base: None,
+            new: figure(c),
+            change: None,
+        };
+    };
+    let base = change.baseline;
+    let new = match change.ratio {
+        Some(r) => Some(Figure {
+            point: base * r,
+            ci_low: base * change.ci_low.unwrap_or(r),
+            ci_high: base * change.ci_high.unwrap_or(r),
+        }),
+        None => figure(c),
+    };
+    CounterComparison {
+        name: c.name.clone(),
+        unit: c.unit.clone(),
+        presence: Presence::Compared,
+        reason: None,
+        base: Some(Figure {
+            point: base,
+            ci_low: base,
+            ci_high: base,
+        }),
+        new,
+        change: Some(change),
+    }
 }
 
 type Pair<'a> = (Option<&'a Report>, Option<&'a Report>);

@@ -121,7 +121,8 @@ fn unchanged(suite: &SuiteComparison) -> usize {
     rows(suite, Verdict::Unchanged).len()
 }
 
-/// The closing count line: `1 regressed, 0 improved, 11 unchanged, 1 added, 0 removed`.
+/// The closing count line: `1 regressed, 0 improved, 11 unchanged, 1 added, 0 removed`, and
+/// `(paired run)` when the changes come from one.
 pub fn summary_line(cmp: &Comparison) -> String {
     let s = &cmp.summary;
     let mut line = format!(
@@ -130,6 +131,18 @@ pub fn summary_line(cmp: &Comparison) -> String {
     );
     if s.not_comparable > 0 {
         let _ = write!(line, ", {} not comparable", s.not_comparable);
+    }
+    let paired = cmp
+        .suites
+        .iter()
+        .flat_map(|s| &s.benchmarks)
+        .flat_map(|b| &b.counters)
+        .any(|c| {
+            c.change
+                .is_some_and(|ch| ch.method == crate::model::Method::Paired)
+        });
+    if paired {
+        line.push_str(" (paired run)");
     }
     line
 }

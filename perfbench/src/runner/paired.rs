@@ -4,11 +4,23 @@
 //! # Processes
 //! The driver starts each build as a **worker**: the bench executable itself, run with
 //! `--bench --perfbench-worker SUITE` (the new build's suite name, so that both builds give their
-//! benchmarks the same ids whatever their files are called), which serves the driver over its standard input and output
-//! instead of running the suite. Both builds are workers, the new one too (even when the driver
-//! is the new build's own executable), so both sides run the same code path in a process of
-//! the same age, and the driver's own work (statistics, reports) never runs inside either
-//! side's measurement. Only one worker runs at a time: the others wait, blocked on their pipe.
+//! benchmarks the same ids whatever their files are called), which serves the driver over its
+//! standard input and output instead of running the suite. Both builds are workers, the new one
+//! too (even when the driver is the new build's own executable), so both sides run the same
+//! code path in processes of the same age, and the driver's own work (statistics, reports)
+//! never runs inside either side's measurement. Only one worker runs at a time: the others
+//! wait, blocked on their pipe.
+//!
+//! # Rounds
+//! A paired run has `--rounds` rounds (10 by default, 5 with `--quick`), and **each round runs
+//! in fresh processes of both builds**: round 1 of every benchmark, then new workers, round 2,
+//! and so on. Each round calls the benchmark function afresh on every side (fresh setup, fresh
+//! allocations) and takes its share of the `--sample-size` pairs (100 by default). Two processes
+//! of the very same executable differ by up to a percent or two here in ways that last as long
+//! as the process or the allocation (address-space layout, where a buffer's pages landed): with
+//! fresh processes every round, that is noise between rounds, which the verdict's interval
+//! covers ([`crate::stats::paired`]), rather than a bias of one side that no number of pairs
+//! would average away.
 //!
 //! # Protocol (version [`PROTOCOL`])
 //! One JSON object per line. The worker first writes a greeting,
@@ -28,11 +40,14 @@
 //! goes to standard error: the worker keeps standard output for the protocol.
 //!
 //! # Order
-//! Sample `k` of every side is taken in one block, in the order base, new (and, with
-//! `--null-control`, the null side: the new build again) for even `k` and the reverse for odd
-//! `k`: A B, B A, A B, ... Within each pair of blocks both sides sit at the same mean time, so
-//! a linear drift of the machine cancels too, not only a step. Every side takes the same
-//! iteration count per sample, sized from the slower side's warm-up.
+//! Within a round, sample `k` of every side is taken in one block, in the order base, new (and,
+//! with `--null-control`, the null side: the new build again) for even `k` and the reverse for
+//! odd `k`: A B, B A, A B, ... Within each pair of blocks both sides sit at the same mean time,
+//! so a linear drift of the machine cancels too, not only a step. Every side takes the same
+//! iteration count per sample, sized in the first round from the slower side's warm-up so that
+//! a sample takes `--measurement-time / --sample-size` (each side gets the measurement time:
+//! a paired run of two builds takes twice a plain run's, plus the warm-ups). Warm-up: half of
+//! `--warm-up-time` before the first round, the other half shared by the later ones.
 //!
 //! # Failure
 //! A worker that does not greet with this protocol version, exits, or does not answer within
@@ -627,9 +642,8 @@ impl Driver {
                     .find(|o| o.name == c.name && o.unit == c.unit)
                     .map(|o| versus(o, &c));
                 if let Some(n) = null.and_then(|n| n.iter().find(|x| x.name == c.name)) {
-                    let control = versus(&c, n);
-                    if control.verdict != Verdict::Unchanged {
-                        refused.push((c.name.clone(), control.ratio));
+                    if let Some(ratio) = null_refusal(&c, n, &settings) {
+                        refused.push((c.name.clone(), ratio));
                         c.change = None;
                     }
                 }
@@ -744,6 +758,19 @@ impl Driver {
             None => Ok(out),
         })
     }
+}
+
+/// The null control's objection to a verdict on counter `new`: `Some(ratio)` (the null ratio,
+/// when defined) when `new` paired with `null` (a second copy of the new build, measured in the
+/// same run) is itself flagged, so a verdict against the baseline cannot be told from the noise
+/// of this machine now; `None` when the null comparison is unchanged.
+fn null_refusal(
+    new: &CounterResult,
+    null: &CounterResult,
+    settings: &stats::CompareConfig,
+) -> Option<Option<f64>> {
+    let control = stats::compare_paired_rounds(&new.round_values(), &null.round_values(), settings);
+    (control.verdict != Verdict::Unchanged).then_some(control.ratio)
 }
 
 /// The iteration count of every sample of a paired benchmark, fixed by its first round.
@@ -1042,6 +1069,49 @@ pub(crate) fn paired_with_baseline(suite: &str, name: &str, args: &Args) -> Exit
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn counter(rounds: &[&[f64]]) -> CounterResult {
+        CounterResult {
+            name: "wall-time".into(),
+            unit: "ns".into(),
+            source: crate::counters::Source::Clock,
+            multiplexed: false,
+            per_iteration: rounds.concat(),
+            iterations: vec![100; rounds.iter().map(|r| r.len()).sum()],
+            rounds: rounds.iter().map(|r| r.len() as u32).collect(),
+            overhead: 0.0,
+            estimate: None,
+            change: None,
+        }
+    }
+
+    #[test]
+    fn the_null_control_refuses_when_the_build_differs_from_itself() {
+        let settings = stats::CompareConfig::for_counter("wall-time");
+        let steady: Vec<f64> = (0..5).map(|i| 100.0 + f64::from(i % 2) * 0.1).collect();
+        let slower: Vec<f64> = steady.iter().map(|x| x * 1.2).collect();
+        let new = counter(&[steady.as_slice(); 5]);
+        // The second copy measured alike: no objection.
+        assert_eq!(
+            null_refusal(&new, &counter(&[steady.as_slice(); 5]), &settings),
+            None
+        );
+        // The second copy 20% slower in the same run: the machine cannot judge now.
+        let refused = null_refusal(&new, &counter(&[slower.as_slice(); 5]), &settings);
+        let ratio = refused.expect("refused").expect("a ratio");
+        assert!((ratio - 1.2).abs() < 1e-9, "{ratio}");
+    }
+
+    #[test]
+    fn rounds_merge_in_order() {
+        let mut all = Vec::new();
+        merge(&mut all, vec![counter(&[&[1.0, 2.0]])]);
+        merge(&mut all, vec![counter(&[&[3.0]])]);
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].per_iteration, vec![1.0, 2.0, 3.0]);
+        assert_eq!(all[0].rounds, vec![2, 1]);
+        assert_eq!(all[0].iterations.len(), 3);
+    }
 
     #[test]
     fn failures_are_read_from_answers() {

@@ -19,9 +19,13 @@
 //!    `(d_i + d_j) / 2`, `i <= j`: as robust as the median to a pair hit by a burst of noise,
 //!    nearly as efficient as the mean on clean data). With fewer than three rounds each pair is
 //!    an observation instead.
-//! 3. **The estimate** is the Hodges-Lehmann estimator of the observations, **the interval** the
-//!    matching distribution-free one (from the Wilcoxon signed-rank statistic's normal
-//!    approximation), and the **p-value** the signed-rank test's.
+//! 3. **Over rounds**, the estimate is the mean of the rounds' changes, the interval Student's
+//!    t-interval and the p-value the one-sample t-test's: with ten rounds or fewer a rank test
+//!    has too few values to be significant at all (five rounds that all agree give p = 0.06),
+//!    while each round's change is already robust to the pairs hit by noise. **Over pairs**
+//!    (fewer than three rounds) the estimate is the Hodges-Lehmann estimator of the pairs, the
+//!    interval the matching distribution-free one (from the Wilcoxon signed-rank statistic's
+//!    normal approximation), and the p-value the signed-rank test's.
 //! 4. **The verdict**: regressed when the p-value is below [`CompareConfig::significance`] and
 //!    the whole interval of the ratio lies above `1 + threshold`; improved when below
 //!    `1 - threshold`. The threshold is [`CompareConfig::paired_threshold`] (by default 1% for
@@ -49,7 +53,7 @@ pub fn compare_paired(base: &[f64], new: &[f64], cfg: &CompareConfig) -> Change 
 /// Compares `new` with `base` measured in rounds of pairs: round `r` of one side paired with
 /// round `r` of the other, sample by sample. With at least [`MIN_ROUNDS`] rounds holding a
 /// pair, each round's change (the Hodges-Lehmann estimate of its pairs) is one observation,
-/// and the estimate, interval and p-value are taken over the rounds: what differs between
+/// and the estimate, interval and p-value are a t-test's over the rounds: what differs between
 /// rounds (a fresh call of the benchmark, fresh allocations, another stretch of the run) is
 /// then part of the noise the verdict is held against, not a bias it can mistake for a change.
 /// With fewer rounds every pair is an observation. See the [module documentation](self).
@@ -109,10 +113,19 @@ pub fn compare_paired_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfi
             (baseline > 0.0).then(|| 1.0 + x / baseline)
         }
     };
-    let step = hodges_lehmann(&steps);
-    let p_value = signed_rank_p(&d);
-    let (low, high) = signed_rank_interval(&d, cfg.confidence);
-    let ratio = to_ratio(hodges_lehmann(&d));
+    let by_rounds = rounds.len() >= MIN_ROUNDS;
+    let (centre, step, p_value, (low, high)) = if by_rounds {
+        let (centre, p, interval) = t_statistics(&d, cfg.confidence);
+        (centre, mean(&steps), p, interval)
+    } else {
+        (
+            hodges_lehmann(&d),
+            hodges_lehmann(&steps),
+            signed_rank_p(&d),
+            signed_rank_interval(&d, cfg.confidence),
+        )
+    };
+    let ratio = to_ratio(centre);
     let (ci_low, ci_high) = match (to_ratio(low), to_ratio(high)) {
         (Some(l), Some(h)) => (Some(l), Some(h)),
         _ => (None, None),
@@ -153,6 +166,43 @@ pub fn compare_paired_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfi
         verdict,
         ..unchanged
     }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+/// The mean of `d`, the two-sided p-value of Student's one-sample t-test that it is 0, and the
+/// t-interval at `confidence` (`d` has at least two values). Identical values give a point
+/// interval, and p = 0 unless they are 0.
+fn t_statistics(d: &[f64], confidence: f64) -> (f64, f64, (f64, f64)) {
+    let n = d.len() as f64;
+    let m = mean(d);
+    let var = d.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0).max(1.0);
+    let se = (var / n).sqrt();
+    if se == 0.0 || !se.is_finite() {
+        let p = if m == 0.0 { 1.0 } else { 0.0 };
+        return (m, p, (m, m));
+    }
+    let df = n - 1.0;
+    let p = super::ttest::student_t_two_sided(m / se, df);
+    // Bisect for the quantile: the two-sided tail beyond t is 1 - confidence.
+    let c = if confidence.is_finite() && confidence > 0.0 && confidence < 1.0 {
+        confidence
+    } else {
+        0.95
+    };
+    let (mut lo, mut hi) = (0.0_f64, 1e6_f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if super::ttest::student_t_two_sided(mid, df) > 1.0 - c {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let t = 0.5 * (lo + hi);
+    (m, p, (m - t * se, m + t * se))
 }
 
 /// The pairwise averages `(d_i + d_j) / 2`, `i <= j`, sorted.
@@ -366,6 +416,76 @@ mod tests {
         let one = vec![1.0; 30];
         let c = compare_paired(&z, &one, &cfg);
         assert_eq!((c.ratio, c.verdict), (None, Verdict::Regressed));
+    }
+
+    #[test]
+    fn t_interval_matches_the_table() {
+        // Ten values with mean 1 and standard error 1: t(0.975, 9) = 2.262.
+        let d: Vec<f64> = [-2.0, 4.0, -2.0, 4.0, -2.0, 4.0, -2.0, 4.0, -2.0, 4.0]
+            .iter()
+            .map(|x| x * (10.0_f64 / 9.0).sqrt().recip() * (10.0_f64).sqrt() / 3.0)
+            .collect();
+        let (m, _, (l, h)) = t_statistics(&d, 0.95);
+        let se = (d.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / 9.0 / 10.0).sqrt();
+        assert!(((h - m) / se - 2.262).abs() < 1e-3, "{}", (h - m) / se);
+        assert!(((m - l) / se - 2.262).abs() < 1e-3);
+        // All alike: a point, significant unless 0.
+        assert_eq!(t_statistics(&[0.5; 4], 0.95), (0.5, 0.0, (0.5, 0.5)));
+        assert_eq!(t_statistics(&[0.0; 4], 0.95).1, 1.0);
+    }
+
+    /// Rounds with a bias of their own (where a round's processes and allocations landed) and
+    /// little noise within: pair by pair the bias of one round looks like a change; round by
+    /// round it is noise.
+    fn biased_rounds(rng: &mut Rng, rounds: usize, change: f64) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            let bias_a = 1.0 + 0.03 * rng.normal();
+            let bias_b = 1.0 + 0.03 * rng.normal();
+            a.push(
+                (0..10)
+                    .map(|_| 100.0 * bias_a * (1.0 + 0.002 * rng.normal()))
+                    .collect(),
+            );
+            b.push(
+                (0..10)
+                    .map(|_| 100.0 * change * bias_b * (1.0 + 0.002 * rng.normal()))
+                    .collect(),
+            );
+        }
+        (a, b)
+    }
+
+    fn slices(v: &[Vec<f64>]) -> Vec<&[f64]> {
+        v.iter().map(Vec::as_slice).collect()
+    }
+
+    #[test]
+    fn rounds_carry_their_own_bias_as_noise() {
+        let mut rng = Rng::new(5);
+        let cfg = time();
+        let (mut by_pairs, mut by_rounds, mut caught) = (0, 0, 0);
+        for _ in 0..100 {
+            let (a, b) = biased_rounds(&mut rng, 10, 1.0);
+            let flagged = |c: Change| usize::from(c.verdict != Verdict::Unchanged);
+            by_pairs += flagged(compare_paired(&a.concat(), &b.concat(), &cfg));
+            by_rounds += flagged(compare_paired_rounds(&slices(&a), &slices(&b), &cfg));
+            let (a, b) = biased_rounds(&mut rng, 10, 1.10);
+            let c = compare_paired_rounds(&slices(&a), &slices(&b), &cfg);
+            caught += usize::from(c.verdict == Verdict::Regressed);
+        }
+        assert!(
+            by_pairs >= 15,
+            "pair by pair, round biases are flagged: {by_pairs}"
+        );
+        assert!(by_rounds <= 5, "round by round they are noise: {by_rounds}");
+        assert!(caught >= 90, "{caught}");
+        // Four rounds that agree are enough for a verdict (a rank test over rounds could not).
+        let a = vec![vec![100.0; 3]; 4];
+        let b = vec![vec![300.0; 3]; 4];
+        let c = compare_paired_rounds(&slices(&a), &slices(&b), &cfg);
+        assert_eq!(c.verdict, Verdict::Regressed, "{c:?}");
+        assert!((c.ratio.unwrap() - 3.0).abs() < 1e-9);
     }
 
     #[test]

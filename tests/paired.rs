@@ -1,0 +1,281 @@
+//! Paired runs end to end, with real workers: copies of `tests/fixtures/paired_fixture.rs` (the
+//! `paired-fixture` binary) act as the two builds, one of them made slower, panicking or
+//! crashing through the environment (see the fixture's documentation).
+//!
+//! One `#[test]` runs every scenario in turn, so no two measurements share the machine's cores.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use perfbench::model::json::from_json;
+use perfbench::model::{Method, Outcome, Report, Verdict};
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_paired-fixture");
+
+/// Short runs: the fixture's bodies are tiny, and the verdicts asked for are large.
+const QUICK: &[&str] = &[
+    "--sample-size",
+    "12",
+    "--rounds",
+    "4",
+    "--warm-up-time",
+    "0.02",
+    "--measurement-time",
+    "0.1",
+    "--counters",
+    "wall-time",
+];
+
+struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("perfbench-paired-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch { dir }
+    }
+
+    /// A copy of the fixture at `<dir>/<sub>/fixture`: a build of its own.
+    fn copy(&self, sub: &str) -> PathBuf {
+        let path = self.dir.join(sub).join("fixture");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::copy(FIXTURE, &path).unwrap();
+        path
+    }
+
+    /// Runs `exe` with `args`, its target directory (reports, baselines) in the scratch
+    /// directory and the environment `env`.
+    fn run(&self, exe: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+        let mut cmd = Command::new(exe);
+        cmd.args(args)
+            .env("CARGO_TARGET_DIR", self.dir.join("target"))
+            .env("NO_COLOR", "1")
+            .env_remove("PAIRED_FIXTURE_SLOW")
+            .env_remove("PAIRED_FIXTURE_PANIC")
+            .env_remove("PAIRED_FIXTURE_ABORT");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    }
+
+    fn report(&self, name: &str) -> Report {
+        let text = std::fs::read_to_string(self.dir.join(name)).expect("report written");
+        from_json(&text).expect("report reads")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn args<'a>(first: &[&'a str]) -> Vec<&'a str> {
+    first.iter().chain(QUICK).copied().collect()
+}
+
+#[test]
+fn paired_scenarios() {
+    a_saved_baseline_is_paired_with_this_build();
+    the_paired_change_catches_a_slower_build_and_not_the_same_one();
+    a_panic_on_one_side_is_a_result_and_the_run_goes_on();
+    a_build_that_crashes_stops_the_run_with_its_status();
+    a_baseline_without_an_executable_is_an_error();
+}
+
+/// `--save-baseline` keeps the executable; `--paired` runs it beside this one, in fresh
+/// processes each round, and with `--null-control` a third.
+fn a_saved_baseline_is_paired_with_this_build() {
+    let s = Scratch::new("saved");
+    let exe = s.copy("build");
+    let o = s.run(
+        &exe,
+        &args(&["--bench", "spin", "--save-baseline", "main"]),
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let saved = s.dir.join("target/perfbench/baselines/main/fixture.exe");
+    assert!(saved.is_file(), "{}", text(&o));
+    let json = s.dir.join("paired.json");
+    let o = s.run(
+        &exe,
+        &args(&[
+            "--bench",
+            "spin",
+            "--paired",
+            "main",
+            "--null-control",
+            "--noise-threshold",
+            "50",
+            "--json",
+            json.to_str().unwrap(),
+        ]),
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let report = s.report("paired.json");
+    assert_eq!(report.baseline.as_ref().unwrap().name, "main");
+    let spin = report.bench("fixture/spin").expect("spin measured");
+    let wall = spin.counter("wall-time").unwrap();
+    // Four rounds of three pairs.
+    assert_eq!(wall.rounds, vec![3, 3, 3, 3], "{}", text(&o));
+    let change = wall.change.expect("compared");
+    assert_eq!(change.method, Method::Paired);
+    assert_eq!(change.verdict, Verdict::Unchanged, "{}", text(&o));
+    // Only what was asked for ran.
+    assert!(report.bench("fixture/panics").is_none());
+    // The paired run is also the suite's latest run.
+    assert!(s.dir.join("target/perfbench/fixture.json").is_file());
+}
+
+/// A build made three times slower is regressed, and the run fails with
+/// `--fail-on-regression` (the baseline's saved executable is another copy of the fixture).
+fn the_paired_change_catches_a_slower_build_and_not_the_same_one() {
+    let s = Scratch::new("ab");
+    let (base, slow) = (s.copy("base"), s.copy("slow"));
+    let json = s.dir.join("slow.json");
+    let o = s.run(
+        &slow,
+        &args(&[
+            "--bench",
+            "spin",
+            "--save-baseline",
+            "x",
+            "--discard-baseline",
+        ]),
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    // The slow copy drives (as `--paired` would); its baseline is the other copy.
+    std::fs::copy(
+        &base,
+        s.dir.join("target/perfbench/baselines/x/fixture.exe"),
+    )
+    .unwrap();
+    let o = s.run(
+        &slow,
+        &args(&[
+            "--bench",
+            "spin",
+            "--paired",
+            "x",
+            "--fail-on-regression",
+            "--discard-baseline",
+            "--json",
+            json.to_str().unwrap(),
+        ]),
+        &[("PAIRED_FIXTURE_SLOW", &slow)],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let wall = s
+        .report("slow.json")
+        .bench("fixture/spin")
+        .unwrap()
+        .counter("wall-time")
+        .unwrap()
+        .change
+        .unwrap();
+    assert_eq!(wall.verdict, Verdict::Regressed, "{}", text(&o));
+    let ratio = wall.ratio.unwrap();
+    assert!((2.0..4.5).contains(&ratio), "three times the work: {ratio}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("regressed"));
+}
+
+/// A benchmark that panics in the new build is reported as panicked (exit 1), and the others
+/// are still compared.
+fn a_panic_on_one_side_is_a_result_and_the_run_goes_on() {
+    let s = Scratch::new("panic");
+    let exe = s.copy("build");
+    let o = s.run(
+        &exe,
+        &args(&["--bench", "--save-baseline", "main", "spin", "panics"]),
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let json = s.dir.join("p.json");
+    let o = s.run(
+        &exe,
+        &args(&[
+            "--bench",
+            "spin",
+            "panics",
+            "--paired",
+            "main",
+            "--noise-threshold",
+            "50",
+            "--json",
+            json.to_str().unwrap(),
+        ]),
+        &[("PAIRED_FIXTURE_PANIC", &exe)],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let report = s.report("p.json");
+    let panicked = report.bench("fixture/panics").unwrap();
+    assert_eq!(panicked.outcome, Outcome::Panicked);
+    let error = panicked.error.as_deref().unwrap();
+    assert!(
+        error.contains("new build") && error.contains("deliberate panic"),
+        "{error}"
+    );
+    let spin = report.bench("fixture/spin").unwrap();
+    assert_eq!(spin.outcome, Outcome::Measured);
+    assert!(spin.counter("wall-time").unwrap().change.is_some());
+}
+
+/// A worker that dies stops the run with exit 2 and a message naming the build, its exit
+/// status and what it last wrote to standard error: never a verdict.
+fn a_build_that_crashes_stops_the_run_with_its_status() {
+    let s = Scratch::new("abort");
+    let exe = s.copy("build");
+    let o = s.run(
+        &exe,
+        &args(&["--bench", "abort", "--save-baseline", "main"]),
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let o = s.run(
+        &exe,
+        &args(&["--bench", "abort", "--paired", "main"]),
+        &[("PAIRED_FIXTURE_ABORT", &exe)],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("error: paired run: the new build"), "{err}");
+    assert!(
+        err.contains("SIGABRT") || err.contains("signal: 6"),
+        "{err}"
+    );
+    assert!(err.contains("the fixture aborts now"), "{err}");
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("regressed"));
+}
+
+fn a_baseline_without_an_executable_is_an_error() {
+    let s = Scratch::new("noexe");
+    let exe = s.copy("build");
+    let o = s.run(
+        &exe,
+        &args(&["--bench", "spin", "--paired", "nothere"]),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("baseline `nothere` has no saved executable")
+            && err.contains("--save-baseline nothere"),
+        "{err}"
+    );
+}
