@@ -13,6 +13,12 @@
 # slowdown 0 every flag is a false alarm); and the wall time of each run. FLAGS go to every run.
 # Results land in $PAIRED_WORK (default /tmp/perfbench-paired); the table is printed and kept in
 # $PAIRED_WORK/summary.md.
+#
+# tango-bench beside it (issue 10, evidence 2): with TANGO_VARIANTS set (items NAME:FLAGS
+# separated by `;`, e.g. "default:;1s:-t 1"), bench-compare/tango.sh builds the same workloads
+# and slowdowns for tango-bench 0.9 (tango-suite/), and each perfbench run is followed by one
+# tango run per variant on the same pair of builds (`NEW compare BASE`), so both harnesses see
+# the same minutes of the machine. Their tables follow perfbench's in summary.md.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,6 +55,15 @@ for line in sys.stdin:
 
 # The knob with a fixed width, so the builds differ in those bytes only: slowdown 0 is the base
 # build again, bit for bit.
+tango_variants=${TANGO_VARIANTS:-}
+if [ -n "$tango_variants" ]; then
+    bash "$here/tango.sh" build "$work/tango" "$slowdowns"
+    IFS=';' read -ra variants <<<"$tango_variants"
+    for v in "${variants[@]}"; do
+        [ -n "$v" ] && rm -rf "${work:?}/tango/${v%%:*}"
+    done
+fi
+
 build base "$(printf '%.6f' 0)"
 for s in $slowdowns; do
     build "new-$s" "$(printf '%.6f' "$s")"
@@ -66,6 +81,13 @@ for s in $slowdowns; do
             --json "$work/runs/$s-$r.json" >/dev/null 2>"$work/runs/$s-$r.err" || true
         end=$(date +%s.%N)
         echo "$start $end" >"$work/runs/$s-$r.time"
+        IFS=';' read -ra variants <<<"$tango_variants"
+        for v in "${variants[@]}"; do
+            [ -n "$v" ] || continue
+            mkdir -p "$work/tango/${v%%:*}/runs"
+            FLAGS="${v#*:}" bash "$here/tango.sh" one "$work/tango/bin/base/paired" \
+                "$work/tango/bin/new-$s/paired" "$work/tango/${v%%:*}/runs/$s-$r.out" || true
+        done
     done
 done
 
@@ -110,3 +132,14 @@ print()
 print("Cells: runs (of the runs per slowdown) whose wall-time was judged regressed / runs with any "
       "counter flagged either way. At 0% every flag is a false alarm.")
 PY
+
+IFS=';' read -ra variants <<<"$tango_variants"
+for v in "${variants[@]}"; do
+    [ -n "$v" ] || continue
+    {
+        echo
+        echo "## tango-bench, variant \`${v%%:*}\` (flags: \`${v#*:}\`)"
+        echo
+        FLAGS="${v#*:}" bash "$here/tango.sh" summarize "$work/tango/${v%%:*}" "$runs" "$slowdowns"
+    } | tee -a "$work/summary.md"
+done

@@ -1660,7 +1660,8 @@ mod guest {
             let run = run_verdict_suite(
                 path,
                 &what.replace(' ', "-"),
-                &["--paired", "p", "--fail-on-regression"],
+                // Paired runs take twice the rounds by default; `verdict_counter` wants 5.
+                &["--paired", "p", "--fail-on-regression", "--rounds", "5"],
                 extra.as_deref(),
             );
             let (code, report) = match run {

@@ -197,3 +197,20 @@ fn usage_errors() {
         stderr(&o)
     );
 }
+
+#[test]
+fn two_builds_of_different_suites_are_refused() {
+    let s = Scratch::new("suites");
+    let list = |id: &str| {
+        format!(
+            "echo '{HELLO}'; read line; echo '{{\"benchmarks\":[{{\"id\":\"{id}\",\"group\":\"g\",\"name\":\"n\",\"ignore\":false}}]}}'; read line"
+        )
+    };
+    let old = s.script("old", &list("parser/parse"));
+    let new = s.script("new", &list("emitter/emit"));
+    let o = ab(&old, &new, &[]);
+    stops(
+        &o,
+        &["no selected benchmark in common (base: 1, new: 1)", "same suite"],
+    );
+}

@@ -111,7 +111,8 @@ Arguments:
 Options: those of the bench executables (run one with --help), among them
       --counters <LIST>         Counters to measure
       --sample-size <N>         Pairs of samples (default 100)
-      --measurement-time <S>    Measurement time of each build (default 1.5)
+      --rounds <N>              Rounds, each in fresh processes of both builds (default 20)
+      --measurement-time <S>    Measurement time of each build (default 3)
       --threshold <COUNTER=PCT> The change below which COUNTER is never flagged (repeatable)
       --null-control            Also pair the new build with itself; no verdict where that is flagged
       --worker-timeout <S>      How long to wait for a build's answer (default 120)

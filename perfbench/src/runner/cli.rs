@@ -492,6 +492,13 @@ where
         }
         seen.push(long);
     }
+    if a.paired.is_some() && a.save_baseline.is_some() {
+        return Err(CliError::usage(
+            "`--paired` and `--save-baseline` exclude each other (save the baseline in a run \
+             of its own)"
+                .to_owned(),
+        ));
+    }
     if a.paired.is_some() && a.baseline.is_some() {
         return Err(CliError::usage(
             "`--paired` and `--baseline` exclude each other (a paired run is its own comparison)"
@@ -655,6 +662,36 @@ mod tests {
             (&["--baseline", ""], "a baseline name"),
             (&["--threshold", "wall-time"], "COUNTER=PCT"),
             (&["--noise-threshold", "lots"], "not a percentage"),
+        ] {
+            let e = p(args).unwrap_err().to_string();
+            assert!(e.contains(expect), "{args:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn paired_flags() {
+        let a = p(&[
+            "--bench",
+            "--paired",
+            "main",
+            "--null-control",
+            "--worker-timeout",
+            "30",
+        ])
+        .unwrap();
+        assert_eq!(a.paired.as_deref(), Some("main"));
+        assert!(a.null_control);
+        assert_eq!(a.worker_timeout, Some(30.0));
+        assert_eq!(a.worker, None);
+        // The worker flag is not in --help, and takes the suite's name.
+        let w = p(&["--bench", "--perfbench-worker", "suite"]).unwrap();
+        assert_eq!(w.worker.as_deref(), Some("suite"));
+        assert!(!help("suite").contains("perfbench-worker"));
+        for (args, expect) in [
+            (&["--paired", "a", "--baseline", "b"][..], "exclude each other"),
+            (&["--paired", "a", "--save-baseline", "b"], "exclude each other"),
+            (&["--paired", "../x"], "a baseline name"),
+            (&["--worker-timeout", "-1"], "out of range"),
         ] {
             let e = p(args).unwrap_err().to_string();
             assert!(e.contains(expect), "{args:?}: {e}");

@@ -12,7 +12,8 @@
 //! wait, blocked on their pipe.
 //!
 //! # Rounds
-//! A paired run has `--rounds` rounds (10 by default, 5 with `--quick`), and **each round runs
+//! A paired run has `--rounds` rounds ([`PAIRED_ROUNDS`], 20, by default; 10 with `--quick`),
+//! and **each round runs
 //! in fresh processes of both builds**: round 1 of every benchmark, then new workers, round 2,
 //! and so on. Each round calls the benchmark function afresh on every side (fresh setup, fresh
 //! allocations) and takes its share of the `--sample-size` pairs (100 by default). Two processes
@@ -45,8 +46,8 @@
 //! odd `k`: A B, B A, A B, ... Within each pair of blocks both sides sit at the same mean time,
 //! so a linear drift of the machine cancels too, not only a step. Every side takes the same
 //! iteration count per sample, sized in the first round from the slower side's warm-up so that
-//! a sample takes `--measurement-time / --sample-size` (each side gets the measurement time:
-//! a paired run of two builds takes twice a plain run's, plus the warm-ups). Warm-up: half of
+//! a sample takes `--measurement-time / --sample-size` (each side gets the measurement time,
+//! by default twice a plain run's: 3 s, or 0.8 s with `--quick`). Warm-up: half of
 //! `--warm-up-time` before the first round, the other half shared by the later ones.
 //!
 //! # Failure
@@ -81,6 +82,14 @@ use crate::sys;
 
 /// The version of the worker protocol. A driver only talks to workers of its own version.
 pub const PROTOCOL: u64 = 1;
+
+/// Rounds of a paired run by default (`--rounds`): each round is one observation of the
+/// verdict's t-test, and a round's processes and allocations are what the verdict must see
+/// vary, so a paired run takes twice a plain run's rounds (the same samples, fewer per round).
+pub const PAIRED_ROUNDS: u32 = 2 * super::DEFAULT_ROUNDS;
+
+/// Rounds of a paired run with `--quick`.
+pub const PAIRED_QUICK_ROUNDS: u32 = 2 * super::QUICK_ROUNDS;
 
 /// How long the driver waits for a worker's answer by default (`--worker-timeout`).
 pub const DEFAULT_WORKER_TIMEOUT_S: f64 = 120.0;
@@ -254,9 +263,33 @@ fn run_one(
             .map_err(|e| format!("counters option: {e}")),
         (None, None) => Ok(defaults.to_vec()),
     };
-    let counters = match events.and_then(|ev| open_available(&ev).map_err(|e| e.to_string())) {
-        Ok((c, _dropped)) => c,
+    let events = match events {
+        Ok(ev) => ev,
         Err(e) => return worker_error(Outcome::Failed, e),
+    };
+    // As a plain run does: on a machine with several core types, measure on the CPUs whose
+    // PMU serves the events (both builds alike), then put the thread back.
+    let allowed = sys::thread_affinity().ok();
+    let pinning = allowed
+        .as_deref()
+        .map(|allowed| crate::harness::affinity::plan(&events, sysfs, allowed));
+    let pinned = match pinning.as_ref().and_then(|p| p.cpus.as_deref()) {
+        Some(cpus) => sys::set_thread_affinity(cpus).is_ok(),
+        None => false,
+    };
+    let events = pinning.map_or(events, |p| p.events);
+    let answer = measure_in_worker(conn, p, request, &events);
+    if let (true, Some(allowed)) = (pinned, allowed.as_deref()) {
+        let _ = sys::set_thread_affinity(allowed);
+    }
+    answer
+}
+
+/// The measuring part of [`run_one`], with the events to open.
+fn measure_in_worker(conn: &Shared, p: &Planned, request: &Value, events: &[Event]) -> String {
+    let counters = match open_available(events) {
+        Ok((c, _dropped)) => c,
+        Err(e) => return worker_error(Outcome::Failed, e.to_string()),
     };
     let plan = Plan {
         sample_size: 2,
@@ -878,6 +911,19 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
         .clone()
         .unwrap_or_else(|| super::suite_of(Some(&builds.new)));
     let mut config = run_config(args, &[]);
+    if args.rounds.is_none() {
+        config.rounds = if args.quick {
+            PAIRED_QUICK_ROUNDS
+        } else {
+            PAIRED_ROUNDS
+        };
+    }
+    if args.measurement_time.is_none() {
+        // Each side gets twice a plain run's measurement time: the verdict is over rounds, and
+        // more rounds need the time to fill them (a paired run of two builds then takes about
+        // four times a plain run's, still less than a criterion run's default).
+        config.measurement_time *= 2.0;
+    }
     config.counters = args
         .counters
         .as_deref()
@@ -917,6 +963,18 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
             "note: {}: removed (only in the base build), not compared",
             b.id
         );
+    }
+    let common = new_chosen.iter().filter(|b| in_base(&b.id)).count();
+    if common == 0 && !(base_chosen.is_empty() && new_chosen.is_empty()) {
+        return Err(format!(
+            "the two builds have no selected benchmark in common (base: {}, new: {}): are they \
+             builds of the same suite?",
+            base_chosen.len(),
+            new_chosen.len()
+        ));
+    }
+    if common == 0 {
+        eprintln!("note: no benchmark selected");
     }
     let store = Store::new(output_dir());
     let _lock = if builds.write_latest {
