@@ -34,7 +34,10 @@ mod bodies {
             None => true,
             Some(path) => {
                 let canonical = |p: &std::path::Path| p.canonicalize().ok();
-                let me = std::env::current_exe().ok();
+                // A paired run's worker runs from a copy; this names the build itself.
+                let me = std::env::var_os("PERFBENCH_WORKER_EXE")
+                    .map(std::path::PathBuf::from)
+                    .or_else(|| std::env::current_exe().ok());
                 me.as_deref().and_then(canonical).is_some()
                     && me.as_deref().and_then(canonical) == canonical(std::path::Path::new(&path))
             }

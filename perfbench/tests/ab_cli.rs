@@ -192,7 +192,7 @@ fn usage_errors() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("cannot start the base build /nonexistent/old"),
+        stderr(&o).contains("cannot copy the base build /nonexistent/old"),
         "{}",
         stderr(&o)
     );
@@ -211,6 +211,9 @@ fn two_builds_of_different_suites_are_refused() {
     let o = ab(&old, &new, &[]);
     stops(
         &o,
-        &["no selected benchmark in common (base: 1, new: 1)", "same suite"],
+        &[
+            "no selected benchmark in common (base: 1, new: 1)",
+            "same suite",
+        ],
     );
 }

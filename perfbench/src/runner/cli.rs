@@ -688,8 +688,14 @@ mod tests {
         assert_eq!(w.worker.as_deref(), Some("suite"));
         assert!(!help("suite").contains("perfbench-worker"));
         for (args, expect) in [
-            (&["--paired", "a", "--baseline", "b"][..], "exclude each other"),
-            (&["--paired", "a", "--save-baseline", "b"], "exclude each other"),
+            (
+                &["--paired", "a", "--baseline", "b"][..],
+                "exclude each other",
+            ),
+            (
+                &["--paired", "a", "--save-baseline", "b"],
+                "exclude each other",
+            ),
             (&["--paired", "../x"], "a baseline name"),
             (&["--worker-timeout", "-1"], "out of range"),
         ] {

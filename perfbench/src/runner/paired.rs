@@ -9,7 +9,13 @@
 //! too (even when the driver is the new build's own executable), so both sides run the same
 //! code path in processes of the same age, and the driver's own work (statistics, reports)
 //! never runs inside either side's measurement. Only one worker runs at a time: the others
-//! wait, blocked on their pipe.
+//! wait, blocked on their pipe. All of them run on one CPU (the last the driver may use; they
+//! inherit its mask), so the core a process lands on is the same for both builds. The order in
+//! which the workers start and warm up is reversed every other round. Each round's workers run
+//! from fresh copies of the executables (in a scratch directory under the system's temporary
+//! directory): files with the same bytes differ in where the kernel put their pages, which moved
+//! a memory-bound benchmark by 1-2% here. A worker finds its build's own path in
+//! `PERFBENCH_WORKER_EXE` ([`WORKER_EXE_VAR`]).
 //!
 //! # Rounds
 //! A paired run has `--rounds` rounds ([`PAIRED_ROUNDS`], 20, by default; 10 with `--quick`),
@@ -90,6 +96,10 @@ pub const PAIRED_ROUNDS: u32 = 2 * super::DEFAULT_ROUNDS;
 
 /// Rounds of a paired run with `--quick`.
 pub const PAIRED_QUICK_ROUNDS: u32 = 2 * super::QUICK_ROUNDS;
+
+/// The variable a worker finds its build's own path in: it runs from a copy (see the module
+/// documentation), so `std::env::current_exe()` names the copy.
+pub const WORKER_EXE_VAR: &str = "PERFBENCH_WORKER_EXE";
 
 /// How long the driver waits for a worker's answer by default (`--worker-timeout`).
 pub const DEFAULT_WORKER_TIMEOUT_S: f64 = 120.0;
@@ -352,14 +362,18 @@ struct Worker {
 const STDERR_LINES: usize = 12;
 
 impl Worker {
+    /// Starts the build `exe` from its copy `run_from` (see [`Driver::spawn`]), telling it
+    /// where the build itself lies (`PERFBENCH_WORKER_EXE`).
     fn spawn(
         label: &'static str,
         exe: &Path,
+        run_from: &Path,
         suite: &str,
         timeout: Duration,
     ) -> Result<Worker, String> {
-        let mut child = Command::new(exe)
+        let mut child = Command::new(run_from)
             .args(["--bench", "--perfbench-worker", suite])
+            .env(WORKER_EXE_VAR, exe)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -546,6 +560,8 @@ struct PairedBench {
 
 /// The paired run proper: the workers of the current round and the settings.
 struct Driver {
+    /// Where the round's copies of the executables go (removed when the run ends).
+    scratch: PathBuf,
     builds: Builds,
     suite: String,
     timeout: Duration,
@@ -553,6 +569,14 @@ struct Driver {
     sides: Vec<Worker>,
     args: Args,
     config: model::Config,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        // The workers first: they run from the copies.
+        self.sides.clear();
+        let _ = std::fs::remove_dir_all(&self.scratch);
+    }
 }
 
 /// A benchmark between the rounds of a paired run.
@@ -570,20 +594,44 @@ struct InPair {
 
 impl Driver {
     /// Starts the workers of a round (those of the last round, if any, quit first).
-    fn spawn(&mut self) -> Result<(), String> {
+    /// Starts the workers of round `round` (those of the last round quit first), each from a
+    /// fresh copy of its build's executable in a scratch directory: two files with the same
+    /// bytes still differ in where the kernel put their pages, which moves a memory-bound
+    /// benchmark by a percent or two here; a fresh copy every round makes that noise between
+    /// rounds, and gives the null side a file of its own.
+    fn spawn(&mut self, round: usize) -> Result<(), String> {
         self.sides.clear();
-        let mut sides = vec![
-            Worker::spawn("base", &self.builds.base, &self.suite, self.timeout)?,
-            Worker::spawn("new", &self.builds.new, &self.suite, self.timeout)?,
-        ];
+        let _ = std::fs::remove_dir_all(&self.scratch);
+        let mut specs: Vec<(&'static str, &Path)> =
+            vec![("base", &self.builds.base), ("new", &self.builds.new)];
         if self.args.null_control {
-            sides.push(Worker::spawn(
-                "null",
-                &self.builds.new,
-                &self.suite,
-                self.timeout,
-            )?);
+            specs.push(("null", &self.builds.new));
         }
+        // Started in the reverse order every other round, as they warm up (see `round`):
+        // nothing about being first is the same side's every time.
+        let mut order: Vec<usize> = (0..specs.len()).collect();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        let mut started: Vec<Option<Worker>> = (0..specs.len()).map(|_| None).collect();
+        for &i in &order {
+            let (label, exe) = specs[i];
+            let copy = self
+                .scratch
+                .join(label)
+                .join(exe.file_name().unwrap_or_default());
+            std::fs::create_dir_all(self.scratch.join(label))
+                .and_then(|()| std::fs::copy(exe, &copy).map(drop))
+                .map_err(|e| {
+                    format!(
+                        "cannot copy the {label} build {} to {}: {e}",
+                        exe.display(),
+                        copy.display()
+                    )
+                })?;
+            started[i] = Some(Worker::spawn(label, exe, &copy, &self.suite, self.timeout)?);
+        }
+        let mut sides: Vec<Worker> = started.into_iter().flatten().collect();
         for w in sides.iter_mut() {
             w.greet()?;
         }
@@ -717,15 +765,25 @@ impl Driver {
         });
         let finish = json!({ "cmd": "finish" });
         let mut ready: Vec<f64> = Vec::new();
+        let mut warm: Vec<usize> = Vec::new();
         let mut failed: Option<(Outcome, String)> = None;
-        for i in 0..self.sides.len() {
+        // Warmed up in the order of the round's first pair: the side that warms up last is the
+        // first to sample, so neither side's first sample follows the other's warm-up.
+        let mut order: Vec<usize> = (0..self.sides.len()).collect();
+        if k0 % 2 == 0 {
+            order.reverse();
+        }
+        for i in order {
             let answer = self.sides[i].request(&run, Duration::from_nanos(warm_up_ns))?;
             if let Some((outcome, e)) = failure(&answer) {
                 failed = Some((outcome, format!("{} build: {e}", self.sides[i].label)));
                 break;
             }
             match answer["ready"].as_f64() {
-                Some(ns) => ready.push(ns),
+                Some(ns) => {
+                    ready.push(ns);
+                    warm.push(i);
+                }
                 None => return Err(self.sides[i].broken(format!("answered `run` with {answer}"))),
             }
         }
@@ -765,7 +823,7 @@ impl Driver {
             }
         } else {
             // The sides that got ready are waiting in their benchmark: let them finish.
-            for i in 0..ready.len() {
+            for i in warm {
                 self.sides[i].request(&finish, plan.slack)?;
             }
             return Ok(Err(failed.unwrap_or((Outcome::Failed, String::new()))));
@@ -930,6 +988,7 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
         .map(|c| c.split(',').map(str::to_owned).collect())
         .unwrap_or_default();
     let mut driver = Driver {
+        scratch: std::env::temp_dir().join(format!("perfbench-paired-{}", std::process::id())),
         builds: builds.clone(),
         suite: suite.clone(),
         timeout,
@@ -937,7 +996,14 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
         args: args.clone(),
         config: config.clone(),
     };
-    driver.spawn()?;
+    // Every worker on one CPU (they inherit this thread's mask): which core a process lands on
+    // is then the same for both builds, instead of something the scheduler may decide by the
+    // order they were started in. Only one of them runs at a time, and this thread waits.
+    let allowed = sys::thread_affinity().ok();
+    if let Some(&cpu) = allowed.as_deref().and_then(<[u32]>::last) {
+        let _ = sys::set_thread_affinity(&[cpu]);
+    }
+    driver.spawn(0)?;
     let base_ids = list(&mut driver.sides[0])?;
     let new_ids = list(&mut driver.sides[1])?;
     let chosen = |listed: Vec<(ListedBench, bool)>| -> Vec<ListedBench> {
@@ -1008,7 +1074,7 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
     let rounds = config.rounds.max(1) as usize;
     for r in 0..rounds {
         if r > 0 {
-            driver.spawn()?;
+            driver.spawn(r)?;
         }
         for b in benches.iter_mut().filter(|b| b.failed.is_none()) {
             if args.format != Format::Json && std::io::stderr().is_terminal() {
@@ -1021,6 +1087,9 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
         eprint!("\r\x1b[2K");
     }
     driver.sides.clear();
+    if let Some(allowed) = allowed.as_deref() {
+        let _ = sys::set_thread_affinity(allowed);
+    }
     let style = report::terminal::Style {
         format: args.format,
         color: report::terminal::color_wanted(),
