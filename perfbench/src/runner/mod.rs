@@ -382,22 +382,25 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     if status != ExitCode::SUCCESS {
         return status;
     }
-    let failed = suite_result
-        .benchmarks
-        .iter()
-        .any(|b| matches!(b.outcome, Outcome::Panicked | Outcome::Failed));
-    let regressed = suite_result
-        .benchmarks
-        .iter()
-        .flat_map(|b| &b.counters)
-        .any(|c| {
-            c.change
-                .is_some_and(|ch| ch.verdict == model::Verdict::Regressed)
-        });
+    let (failed, regressed) = failed_and_regressed(&suite_result);
     if failed || (args.fail_on_regression && regressed) {
         return ExitCode::from(1);
     }
     status
+}
+
+/// Whether any benchmark of `report` failed or panicked, and whether any counter regressed:
+/// what exit code 1 is for (the regression only with `--fail-on-regression`).
+fn failed_and_regressed(report: &Report) -> (bool, bool) {
+    let failed = report
+        .benchmarks
+        .iter()
+        .any(|b| matches!(b.outcome, Outcome::Panicked | Outcome::Failed));
+    let regressed = report.benchmarks.iter().flat_map(|b| &b.counters).any(|c| {
+        c.change
+            .is_some_and(|ch| ch.verdict == model::Verdict::Regressed)
+    });
+    (failed, regressed)
 }
 
 /// What this run is compared with: `--baseline NAME` (strict: every selected benchmark must be

@@ -1139,15 +1139,7 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
             ));
         }
     }
-    let failed = suite_result
-        .benchmarks
-        .iter()
-        .any(|b| matches!(b.outcome, Outcome::Panicked | Outcome::Failed));
-    let regressed = suite_result
-        .benchmarks
-        .iter()
-        .flat_map(|b| &b.counters)
-        .any(|c| c.change.is_some_and(|ch| ch.verdict == Verdict::Regressed));
+    let (failed, regressed) = super::failed_and_regressed(&suite_result);
     if failed || (args.fail_on_regression && regressed) {
         return Ok(ExitCode::from(1));
     }

@@ -143,20 +143,8 @@ pub fn compare_paired_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfi
             Verdict::Unchanged
         }
     } else {
-        // No ratio (the baseline reads 0 or less): the sign of a significant step, of at least
-        // `min_step` for exact counters.
-        let needed = if cfg.min_step.is_finite() {
-            cfg.min_step
-        } else {
-            0.0
-        };
-        if step > 0.0 && step >= needed {
-            Verdict::Regressed
-        } else if step < 0.0 && -step >= needed {
-            Verdict::Improved
-        } else {
-            Verdict::Unchanged
-        }
+        // No ratio (the baseline reads 0 or less): the sign of a significant step.
+        super::rounds::step_verdict(step, cfg)
     };
     Change {
         ratio,

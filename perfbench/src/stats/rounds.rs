@@ -110,19 +110,10 @@ pub fn compare_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> C
     } else {
         // No ratio: a significant difference of the floors, of at least `min_step` for
         // exact counters.
-        let needed = if cfg.min_step.is_finite() {
-            cfg.min_step
-        } else {
-            0.0
-        };
         if p_value >= cfg.significance {
             Verdict::Unchanged
-        } else if step > 0.0 && step >= needed {
-            Verdict::Regressed
-        } else if step < 0.0 && -step >= needed {
-            Verdict::Improved
         } else {
-            Verdict::Unchanged
+            step_verdict(step, cfg)
         }
     };
     Change {
@@ -134,6 +125,24 @@ pub fn compare_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> C
         threshold,
         verdict,
         method: Method::Separate,
+    }
+}
+
+/// The verdict of a significant change of `step` per iteration where there is no ratio (a
+/// baseline of 0 or less): its sign, when it is at least [`CompareConfig::min_step`] for exact
+/// counters (any size for the others).
+pub(super) fn step_verdict(step: f64, cfg: &CompareConfig) -> Verdict {
+    let needed = if cfg.min_step.is_finite() {
+        cfg.min_step
+    } else {
+        0.0
+    };
+    if step > 0.0 && step >= needed {
+        Verdict::Regressed
+    } else if step < 0.0 && -step >= needed {
+        Verdict::Improved
+    } else {
+        Verdict::Unchanged
     }
 }
 
