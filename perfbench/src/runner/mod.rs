@@ -621,14 +621,9 @@ impl<'a> InFlight<'a> {
             linear: config.sampling == Sampling::Linear,
             rounds: config.rounds,
         };
-        let events = match (cli_events, o.counters) {
-            (Some(ev), _) => Ok(ev.clone()),
-            (None, Some(names)) => names
-                .iter()
-                .map(|n| events::parse(n, sysfs))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("counters option: {e}")),
-            (None, None) => Ok(defaults.to_vec()),
+        let events = match cli_events {
+            Some(ev) => Ok(ev.clone()),
+            None => own_events(p, defaults, sysfs),
         };
         let (events, done) = match events {
             Ok(ev) => (ev, None),
@@ -828,6 +823,19 @@ fn derived_metrics(counters: &[CounterResult], cfg: &StatsConfig) -> Vec<Derived
         }
     }
     out
+}
+
+/// The counters of benchmark `p` when the command line names none: its attribute's `counters`,
+/// else `defaults`.
+fn own_events(p: &Planned, defaults: &[Event], sysfs: &Sysfs) -> Result<Vec<Event>, String> {
+    match p.entry.options.counters {
+        Some(names) => names
+            .iter()
+            .map(|n| events::parse(n, sysfs))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("counters option: {e}")),
+        None => Ok(defaults.to_vec()),
+    }
 }
 
 fn secs_to_ns(s: f64) -> u64 {

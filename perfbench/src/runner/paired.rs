@@ -74,7 +74,7 @@ use serde_json::{json, Value};
 use super::cli::{Args, Format};
 use super::{
     default_events, derived_metrics, machine_info, open_available, output_dir, panic_message,
-    planned, run_config, selected_id, Planned, NEVER_CALLED,
+    planned, run_config, secs_to_ns, selected_id, Planned, NEVER_CALLED,
 };
 use crate::baseline::Store;
 use crate::doctor::Machine;
@@ -264,14 +264,9 @@ fn run_one(
     else {
         return worker_error(Outcome::Failed, format!("no benchmark {}", request["id"]));
     };
-    let events = match (request["counters"].as_str(), p.entry.options.counters) {
-        (Some(list), _) => events::parse_list(list, sysfs).map_err(|e| format!("--counters: {e}")),
-        (None, Some(names)) => names
-            .iter()
-            .map(|n| events::parse(n, sysfs))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("counters option: {e}")),
-        (None, None) => Ok(defaults.to_vec()),
+    let events = match request["counters"].as_str() {
+        Some(list) => events::parse_list(list, sysfs).map_err(|e| format!("--counters: {e}")),
+        None => super::own_events(p, defaults, sysfs),
     };
     let events = match events {
         Ok(ev) => ev,
@@ -897,10 +892,6 @@ struct ListedBench {
     group: String,
     name: String,
     params: Option<String>,
-}
-
-fn secs_to_ns(s: f64) -> u64 {
-    (s.max(0.0) * 1e9) as u64
 }
 
 /// The benchmarks a worker lists, with their `ignore` marks.
