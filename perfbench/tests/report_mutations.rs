@@ -13,7 +13,7 @@ use std::time::Instant;
 use perfbench::model::json::{from_json, to_json};
 use perfbench::model::{
     Benchmark, Change, Config, CounterResult, Derived, Machine, Method, Outcome, Report, Sampling,
-    Source, Throughput, Verdict,
+    Simulator, Source, Throughput, Verdict,
 };
 use perfbench::stats::{estimate, StatsConfig};
 
@@ -155,6 +155,11 @@ fn realistic_report() -> Report {
                 ("instructions".into(), Source::Rdpmc),
                 ("branch-misses".into(), Source::Read),
             ],
+            simulator: Some(Simulator {
+                tool: "callgrind".into(),
+                version: "3.19.0".into(),
+                cache: "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64".into(),
+            }),
         },
         Config {
             sample_size: 8,

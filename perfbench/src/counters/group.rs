@@ -546,6 +546,16 @@ impl Counters {
         })
     }
 
+    /// No counters at all (a simulated run's sampler, which reads none).
+    pub fn empty() -> Counters {
+        Counters {
+            events: Vec::new(),
+            groups: Vec::new(),
+            hardware: 0,
+            wall_time: false,
+        }
+    }
+
     /// Every requested event, in the order requested.
     pub fn events(&self) -> &[Event] {
         &self.events

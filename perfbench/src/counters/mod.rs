@@ -6,6 +6,7 @@
 //! errors defined here).
 
 pub mod arch;
+pub mod callgrind;
 mod group;
 pub mod userpage;
 
@@ -13,7 +14,8 @@ pub use group::*;
 
 use std::fmt;
 
-/// How a counter's values reach perfbench. In JSON: `"rdpmc"`, `"mrs"`, `"read"`, `"clock"`.
+/// How a counter's values reach perfbench. In JSON: `"rdpmc"`, `"mrs"`, `"read"`, `"clock"`,
+/// `"callgrind"`.
 #[derive(
     Clone,
     Copy,
@@ -37,16 +39,20 @@ pub enum Source {
     Read,
     /// `clock_gettime(CLOCK_MONOTONIC)`: the `wall-time` counter.
     Clock,
+    /// Simulated by Valgrind's Callgrind (`--simulate`): exact counts of a simulated CPU, not
+    /// of this machine's (see [`callgrind`]).
+    Callgrind,
 }
 
 impl Source {
-    /// The name used in reports and JSON: `rdpmc`, `mrs`, `read` or `clock`.
+    /// The name used in reports and JSON: `rdpmc`, `mrs`, `read`, `clock` or `callgrind`.
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Rdpmc => "rdpmc",
             Source::Mrs => "mrs",
             Source::Read => "read",
             Source::Clock => "clock",
+            Source::Callgrind => "callgrind",
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod affinity;
 pub mod bencher;
 pub mod entry;
 pub mod sampler;
+pub mod simulate;
 
 pub use bencher::{Bencher, Meter};
 pub use entry::{Entry, Options, Throughput};

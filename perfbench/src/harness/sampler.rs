@@ -27,7 +27,8 @@
 
 use std::fmt;
 
-use crate::counters::{wall_time_ns, CounterError, Counters, Group, Reading, Source};
+use super::simulate::Simulation;
+use crate::counters::{callgrind, wall_time_ns, CounterError, Counters, Group, Reading, Source};
 use crate::model::CounterResult;
 
 /// Sampling settings for one benchmark.
@@ -46,6 +47,17 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The plan of a simulated sampler, whose samples are not planned by time.
+    fn simulated() -> Plan {
+        Plan {
+            sample_size: 2,
+            warm_up_ns: 0,
+            measurement_ns: 0,
+            linear: false,
+            rounds: 1,
+        }
+    }
+
     /// The rounds this plan really has: [`Plan::rounds`], at least 1, at most one per sample.
     pub fn round_count(&self) -> u32 {
         self.rounds.clamp(1, self.sample_size.max(2))
@@ -74,6 +86,9 @@ pub struct Meter<'a> {
     acc_running: Vec<u64>,
     pairs: u64,
     error: Option<CounterError>,
+    /// Under Callgrind (`--simulate`): the bracket turns collection on and off instead of
+    /// reading anything.
+    simulate: bool,
 }
 
 impl fmt::Debug for Meter<'_> {
@@ -106,8 +121,23 @@ impl<'a> Meter<'a> {
             acc_running: vec![0; groups.len()],
             pairs: 0,
             error: None,
+            simulate: false,
             groups,
         }
+    }
+
+    /// A meter whose brackets turn Callgrind's collection on and off (see
+    /// [`simulate`](super::simulate)).
+    pub(crate) fn simulating() -> Meter<'static> {
+        Meter {
+            simulate: true,
+            ..Meter::new(&mut [], false)
+        }
+    }
+
+    /// The start/stop pairs since the meter was made or cleared.
+    pub(crate) fn pairs(&self) -> u64 {
+        self.pairs
     }
 
     /// A meter that reads nothing (smoke tests and warm-up).
@@ -127,6 +157,10 @@ impl<'a> Meter<'a> {
     /// counters use the fast path, last otherwise).
     #[inline(always)]
     pub fn start(&mut self) {
+        if self.simulate {
+            callgrind::toggle_collect();
+            return;
+        }
         if self.wall && self.clock_outside {
             self.begin_ns = wall_time_ns();
         }
@@ -144,6 +178,11 @@ impl<'a> Meter<'a> {
     /// [`Meter::start`], and adds the differences.
     #[inline(always)]
     pub fn stop(&mut self) {
+        if self.simulate {
+            callgrind::toggle_collect();
+            self.pairs += 1;
+            return;
+        }
         if self.wall && !self.clock_outside {
             self.acc_ns += wall_time_ns().wrapping_sub(self.begin_ns);
         }
@@ -255,6 +294,8 @@ pub struct Sampler {
     on_note: Option<Box<dyn FnMut(String)>>,
     /// In a paired run's worker: the driver, which decides when to sample (see [`Remote`]).
     remote: Option<Box<dyn Remote>>,
+    /// Under Callgrind (`--simulate`): the simulated samples (see [`simulate`](super::simulate)).
+    simulation: Option<Simulation>,
 }
 
 impl fmt::Debug for Sampler {
@@ -279,7 +320,22 @@ impl Sampler {
             on_progress: None,
             on_note: None,
             remote: None,
+            simulation: None,
         }
+    }
+
+    /// A sampler under Callgrind: one simulated sample per round, its dumps written to
+    /// `simulation`'s directory; the counters and the plan's times are not used.
+    pub(crate) fn simulated(simulation: Simulation) -> Sampler {
+        Sampler {
+            simulation: Some(simulation),
+            ..Sampler::new(Counters::empty(), Plan::simulated())
+        }
+    }
+
+    /// The simulated measurement so far, under Callgrind.
+    pub(crate) fn simulation(&self) -> Option<&Simulation> {
+        self.simulation.as_ref()
     }
 
     /// A worker's sampler: warms up for the plan's warm-up time, then samples when `remote`
@@ -334,6 +390,12 @@ impl Sampler {
             return;
         }
         self.called = true;
+        if let Some(sim) = self.simulation.as_mut() {
+            if let Err(e) = sim.sample(body, empty) {
+                self.error = Some(e);
+            }
+            return;
+        }
         if let Some(mut remote) = self.remote.take() {
             let served = self.serve(body, empty, remote.as_mut());
             self.remote = Some(remote);

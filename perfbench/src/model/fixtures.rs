@@ -103,6 +103,7 @@ pub(crate) fn synthetic_report() -> Report {
                     ("instructions".into(), Source::Rdpmc),
                     ("branch-misses".into(), Source::Read),
                 ],
+                simulator: None,
             },
             Config {
                 sample_size: 20,

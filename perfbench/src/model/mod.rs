@@ -144,11 +144,29 @@ pub struct Machine {
     #[serde(default, with = "keyed")]
     #[cfg_attr(test, schemars(with = "std::collections::BTreeMap<String, Source>"))]
     pub sources: Vec<(String, Source)>,
+    /// The simulator that counted, in a simulated run (`--simulate`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulator: Option<Simulator>,
+}
+
+/// The simulated CPU of a `--simulate` run: counts from two runs compare only when all of this
+/// agrees ([`Machine::differences`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Simulator {
+    /// The tool: `callgrind`.
+    pub tool: String,
+    /// Valgrind's version (`3.19.0`).
+    pub version: String,
+    /// The simulated caches as Callgrind's options give them
+    /// (`I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64`: size, associativity, line size).
+    pub cache: String,
 }
 
 impl Machine {
     /// What makes counts from `self` and `other` not directly comparable: a different CPU
-    /// model, architecture, kernel, CPU PMU, or access path of a counter both measured. One line
+    /// model, architecture, kernel, CPU PMU, simulator (tool, version, cache model), or access
+    /// path of a counter both measured. One line
     /// each (`cpu: "A" vs "B"`); empty when the fingerprints agree.
     pub fn differences(&self, other: &Machine) -> Vec<String> {
         let mut out = Vec::new();
@@ -170,6 +188,17 @@ impl Machine {
                 "PMU: {} vs {}",
                 list(&self.core_pmus),
                 list(&other.core_pmus)
+            ));
+        }
+        if self.simulator != other.simulator {
+            let show = |s: &Option<Simulator>| match s {
+                Some(s) => format!("{} {} ({})", s.tool, s.version, s.cache),
+                None => "none (measured)".to_owned(),
+            };
+            out.push(format!(
+                "simulator: {} vs {}",
+                show(&self.simulator),
+                show(&other.simulator)
             ));
         }
         for (name, a) in &self.sources {

@@ -66,6 +66,12 @@ pub struct Args {
     /// name for it, so both builds give their benchmarks the same ids whatever their files
     /// are called).
     pub worker: Option<String>,
+    /// `--simulate`: run each benchmark under Valgrind's Callgrind and report exact simulated
+    /// counts ([`crate::runner::simulate`]).
+    pub simulate: bool,
+    /// `--perfbench-simulated DIR` (not in `--help`): this process runs under Callgrind for a
+    /// `--simulate` run; its dumps and its result go to DIR.
+    pub simulated: Option<PathBuf>,
 }
 
 /// The baseline to compare with, from `--baseline NAME` or `--baseline-lenient NAME`.
@@ -165,6 +171,11 @@ const OPTIONS: &[(&str, &str, &str)] = &[
         "worker-timeout",
         "SECONDS",
         "With --paired: how long to wait for a build's answer (default 120)",
+    ),
+    (
+        "simulate",
+        "",
+        "Run under Valgrind's Callgrind: exact simulated counts (instructions, branches, misses)",
     ),
     (
         "output-format",
@@ -361,6 +372,8 @@ where
         null_control: false,
         worker_timeout: None,
         worker: None,
+        simulate: false,
+        simulated: None,
     };
     let mut bench = false;
     // Every flag and option may be given once (as with clap and libtest's getopts).
@@ -454,6 +467,8 @@ where
                 a.worker_timeout = Some(parse_seconds(&text(&mut parser)?).map_err(bad)?)
             }
             "perfbench-worker" => a.worker = Some(text(&mut parser)?),
+            "simulate" => a.simulate = true,
+            "perfbench-simulated" => a.simulated = Some(PathBuf::from(parser.value()?)),
             "fail-on-regression" => a.fail_on_regression = true,
             "noise-threshold" => {
                 a.thresholds.noise_threshold =
@@ -502,6 +517,13 @@ where
     if a.paired.is_some() && a.baseline.is_some() {
         return Err(CliError::usage(
             "`--paired` and `--baseline` exclude each other (a paired run is its own comparison)"
+                .to_owned(),
+        ));
+    }
+    if a.simulate && a.paired.is_some() {
+        return Err(CliError::usage(
+            "`--simulate` and `--paired` exclude each other (simulated counts are exact: compare \
+             with a saved baseline, `--simulate --baseline NAME`)"
                 .to_owned(),
         ));
     }

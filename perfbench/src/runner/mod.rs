@@ -13,6 +13,7 @@ use std::process::ExitCode;
 pub mod cli;
 pub mod paired;
 mod progress;
+pub mod simulate;
 
 use crate::baseline::Store;
 use crate::counters::{CounterError, Counters, GroupOptions};
@@ -222,6 +223,9 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     if let Some(name) = &args.worker {
         return paired::serve(name);
     }
+    if let Some(dir) = &args.simulated {
+        return simulate::child(suite, dir, args);
+    }
     let all = planned(suite);
     let chosen: Vec<Planned> = all.into_iter().filter(|p| selected(p, args)).collect();
     if args.list {
@@ -238,31 +242,27 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     }
     let sysfs = Sysfs::system();
     let machine = Machine::cached();
-    // Counters from the command line must all work: a bad one is a usage error up front.
-    let cli_events = match &args.counters {
-        None => None,
-        Some(list) => match events::parse_list(list, &sysfs) {
-            Ok(ev) => {
-                if let Err(e) = Counters::open(&ev, &GroupOptions::default()) {
-                    eprintln!("error: {e}\n(run `perfbench doctor` for this machine's details)");
-                    return ExitCode::from(2);
-                }
-                Some(ev)
-            }
+    let counting = if args.simulate {
+        match simulate::Simulate::prepare(args, &chosen) {
+            Ok(sim) => Counting::Simulated(sim),
             Err(e) => {
-                eprintln!("error: --counters: {e}");
+                eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
-        },
-    };
-    let (defaults, note) = default_events(&sysfs, machine);
-    let uses_defaults = chosen.iter().any(|p| p.entry.options.counters.is_none());
-    if args.counters.is_none() && uses_defaults {
-        if let Some(note) = &note {
-            eprintln!("note: {note}");
         }
-    }
-    let config = run_config(args, cli_events.as_ref().unwrap_or(&defaults));
+    } else {
+        match Counted::prepare(args, &chosen, &sysfs, machine) {
+            Ok(c) => Counting::Counted(c),
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let config = match &counting {
+        Counting::Simulated(sim) => sim.config(args),
+        Counting::Counted(c) => run_config(args, c.cli_events.as_ref().unwrap_or(&c.defaults)),
+    };
     let store = Store::new(output_dir());
     // Held until the run's files are written: a second run of the suite waits here.
     let _lock = match store.lock(suite, |path| {
@@ -284,21 +284,21 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some((name, base)) = &reference {
+        if let Some(note) = simulate::source_note(name, base, args.simulate) {
+            eprintln!("note: {note}");
+        }
+    }
     let style = report::terminal::Style {
         format: args.format,
         color: report::terminal::color_wanted(),
     };
     let mut reporter = report::terminal::TerminalReporter::new(style);
-    let mut flights: Vec<InFlight<'_>> = chosen
-        .iter()
-        .map(|p| InFlight::new(p, cli_events.as_ref(), &defaults, &sysfs, &config))
-        .collect();
-    let bar = Progress::new(flights.iter().map(|f| u64::from(f.rounds)).sum());
-    // Where the thread may run now; the runner pins it per benchmark on hybrid machines and
-    // puts it back afterwards (see `affinity`).
-    let allowed = sys::thread_affinity().ok();
-    let mut notes: Vec<String> = Vec::new();
-    let mut print = |r: &Benchmark, bar: &Progress| {
+    // Each benchmark is compared and printed as soon as it has its result.
+    let mut finished = |p: &Planned, r: &mut Benchmark, bar: &Progress| {
+        if let Some((_, base)) = &reference {
+            add_changes(r, base, &thresholds(p, args));
+        }
         if args.format != Format::Json {
             bar.suspend(|| {
                 print!("{}", reporter.bench_done(r));
@@ -306,37 +306,23 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
             });
         }
     };
-    // Round r of every benchmark, then round r + 1: each benchmark is measured in stretches
-    // spread over the whole run (see `harness::sampler`). A benchmark is printed, and compared,
-    // as soon as it has its result: after its last round, or when it fails or panics.
-    let max_rounds = flights.iter().map(|f| f.rounds).max().unwrap_or(0);
-    for round in 0..max_rounds {
-        for f in flights.iter_mut() {
-            if f.printed || round >= f.rounds {
-                continue;
-            }
-            if f.done.is_none() {
-                measure_round(f, &sysfs, allowed.as_deref(), &bar, &mut notes);
-                if f.done.is_none() && round + 1 == f.rounds {
-                    f.finish();
-                }
-            }
-            let Some(r) = f.done.as_mut() else {
-                bar.advance(1);
-                continue;
-            };
-            if let Some((_, base)) = &reference {
-                add_changes(r, base, &thresholds(f.p, args));
-            }
-            print(r, &bar);
-            f.printed = true;
-            // This round and the ones it no longer needs.
-            bar.advance(u64::from(f.rounds - round));
+    let (results, simulator) = match &counting {
+        Counting::Simulated(sim) => {
+            let bar = Progress::new(chosen.len() as u64);
+            let results = sim.measure(suite, &chosen, args, &bar, &mut finished);
+            bar.finish_and_clear();
+            (results, Some(sim.simulator()))
         }
-    }
-    let results: Vec<Benchmark> = flights.into_iter().filter_map(|f| f.done).collect();
-    bar.finish_and_clear();
-    let mut suite_result = Report::new(suite, machine_info(machine, &results), config, results);
+        Counting::Counted(c) => {
+            let results = c.measure(&chosen, &sysfs, &config, &mut finished);
+            (results, None)
+        }
+    };
+    let machine = model::Machine {
+        simulator,
+        ..machine_info(machine, &results)
+    };
+    let mut suite_result = Report::new(suite, machine, config, results);
     suite_result.baseline = reference.map(|(name, base)| model::BaselineRef {
         warnings: base.machine.differences(&suite_result.machine),
         name,
@@ -387,6 +373,105 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         return ExitCode::from(1);
     }
     status
+}
+
+/// How a run counts: by reading counters on this machine, or under Callgrind (`--simulate`).
+enum Counting {
+    Counted(Counted),
+    Simulated(simulate::Simulate),
+}
+
+/// A run that reads this machine's counters: the command line's counters, if any, else each
+/// benchmark's own (its attribute's, else the machine's defaults).
+struct Counted {
+    /// `--counters`, parsed and checked to open.
+    cli_events: Option<Vec<Event>>,
+    /// The machine's default counters.
+    defaults: Vec<Event>,
+}
+
+impl Counted {
+    /// Checks `--counters` (every counter must open: a bad one is a usage error up front, the
+    /// `Err` message to print) and picks the defaults, noting what they lack here.
+    fn prepare(
+        args: &Args,
+        chosen: &[Planned],
+        sysfs: &Sysfs,
+        machine: &Machine,
+    ) -> Result<Counted, String> {
+        let cli_events = match &args.counters {
+            None => None,
+            Some(list) => match events::parse_list(list, sysfs) {
+                Ok(ev) => {
+                    if let Err(e) = Counters::open(&ev, &GroupOptions::default()) {
+                        return Err(format!(
+                            "error: {e}\n(run `perfbench doctor` for this machine's details)"
+                        ));
+                    }
+                    Some(ev)
+                }
+                Err(e) => return Err(format!("error: --counters: {e}")),
+            },
+        };
+        let (defaults, note) = default_events(sysfs, machine);
+        let uses_defaults = chosen.iter().any(|p| p.entry.options.counters.is_none());
+        if args.counters.is_none() && uses_defaults {
+            if let Some(note) = &note {
+                eprintln!("note: {note}");
+            }
+        }
+        Ok(Counted {
+            cli_events,
+            defaults,
+        })
+    }
+
+    /// Measures the benchmarks: round r of every benchmark, then round r + 1, so each one is
+    /// measured in stretches spread over the whole run (see `harness::sampler`). `finished`
+    /// gets each result as soon as it is there: after its last round, or when it fails or
+    /// panics.
+    fn measure(
+        &self,
+        chosen: &[Planned],
+        sysfs: &Sysfs,
+        config: &Config,
+        finished: &mut dyn FnMut(&Planned, &mut Benchmark, &Progress),
+    ) -> Vec<Benchmark> {
+        let mut flights: Vec<InFlight<'_>> = chosen
+            .iter()
+            .map(|p| InFlight::new(p, self.cli_events.as_ref(), &self.defaults, sysfs, config))
+            .collect();
+        let bar = Progress::new(flights.iter().map(|f| u64::from(f.rounds)).sum());
+        // Where the thread may run now; the runner pins it per benchmark on hybrid machines
+        // and puts it back afterwards (see `affinity`).
+        let allowed = sys::thread_affinity().ok();
+        let mut notes: Vec<String> = Vec::new();
+        let max_rounds = flights.iter().map(|f| f.rounds).max().unwrap_or(0);
+        for round in 0..max_rounds {
+            for f in flights.iter_mut() {
+                if f.printed || round >= f.rounds {
+                    continue;
+                }
+                if f.done.is_none() {
+                    measure_round(f, sysfs, allowed.as_deref(), &bar, &mut notes);
+                    if f.done.is_none() && round + 1 == f.rounds {
+                        f.finish();
+                    }
+                }
+                let Some(r) = f.done.as_mut() else {
+                    bar.advance(1);
+                    continue;
+                };
+                finished(f.p, r, &bar);
+                f.printed = true;
+                // This round and the ones it no longer needs.
+                bar.advance(u64::from(f.rounds - round));
+            }
+        }
+        let results = flights.into_iter().filter_map(|f| f.done).collect();
+        bar.finish_and_clear();
+        results
+    }
 }
 
 /// Whether any benchmark of `report` failed or panicked, and whether any counter regressed:
@@ -918,6 +1003,7 @@ fn machine_info(m: &Machine, results: &[Benchmark]) -> model::Machine {
         core_pmus: m.core_pmus.clone(),
         paranoid: m.paranoid,
         sources,
+        simulator: None,
     }
 }
 

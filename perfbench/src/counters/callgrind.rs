@@ -1,0 +1,463 @@
+//! Simulated counts: Valgrind's Callgrind as a counter source (`--simulate`).
+//!
+//! Two halves:
+//! - **Client requests** ([`running_on_valgrind`], [`toggle_collect`], [`dump_stats_at`]): the
+//!   magic instruction sequences by which a program under Valgrind talks to it. perfbench
+//!   starts Callgrind with collection off and turns it on exactly around the measured code.
+//!   Outside Valgrind each request is a few register rotations that cancel out and a no-op
+//!   exchange (x86_64: `rol rdi` by 3, 13, 61, 51 then `xchg rbx, rbx`; aarch64: `ror x12` by
+//!   3, 13, 51, 61 then `orr x10, x10, x10`), plus the stores of the argument block: nothing
+//!   else changes. Written here, from Valgrind's documented protocol (`valgrind.h`), so that
+//!   building perfbench needs no C compiler and no Valgrind headers.
+//! - **Dump files** ([`Dump::parse`]): each `DUMP_STATS_AT` request makes Callgrind write one
+//!   text file (its "callgrind format", version 1). perfbench reads its header: the `events:`
+//!   line, the `summary:` line (the part's cost, every event) and, as a check that the file is
+//!   whole, the closing `totals:` line. The `summary:` is used: it is the cost of the collected
+//!   region including the few instructions of the closing request, a constant that the
+//!   harness's calibration subtracts like any other bracket cost (`totals:` leaves those out).
+//!
+//! [`COUNTERS`] maps the dump's events to perf-style counter names.
+
+use std::ffi::CStr;
+use std::fmt;
+
+/// Callgrind's client request codes (`callgrind.h`): `VG_USERREQ_TOOL_BASE('C', 'T')` + k.
+const CALLGRIND_BASE: u64 = ((b'C' as u64) << 24) | ((b'T' as u64) << 16);
+/// `VG_USERREQ__TOGGLE_COLLECT`.
+const TOGGLE_COLLECT: u64 = CALLGRIND_BASE + 2;
+/// `VG_USERREQ__DUMP_STATS_AT`.
+const DUMP_STATS_AT: u64 = CALLGRIND_BASE + 3;
+/// `VG_USERREQ__RUNNING_ON_VALGRIND` (core request).
+const RUNNING_ON_VALGRIND: u64 = 0x1001;
+
+/// Sends a client request: `request` with argument `arg` (the other four are 0). Returns
+/// Valgrind's answer, or 0 when the program is not running under Valgrind.
+#[inline(always)]
+fn client_request(request: u64, arg: u64) -> u64 {
+    let args: [u64; 6] = [request, arg, 0, 0, 0, 0];
+    request_block(&args)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn request_block(args: &[u64; 6]) -> u64 {
+    let mut result: u64 = 0;
+    // SAFETY: the four rotations of rdi add up to 128 bits, so rdi ends as it started (it is
+    // declared clobbered all the same), and `xchg rbx, rbx` changes nothing: natively the
+    // sequence only changes flags (clobbered by default in `asm!`). Under Valgrind it is the
+    // client-request marker: Valgrind reads the six-word block at rax (valid for reads for the
+    // duration of the asm: it borrows `args`) and writes its answer to rdx. The default
+    // `asm!` memory semantics keep the block's stores before the sequence.
+    unsafe {
+        std::arch::asm!(
+            "rol rdi, 3",
+            "rol rdi, 13",
+            "rol rdi, 61",
+            "rol rdi, 51",
+            "xchg rbx, rbx",
+            inout("rdx") result,
+            in("rax") args.as_ptr(),
+            out("rdi") _,
+            options(nostack),
+        );
+    }
+    result
+}
+
+#[cfg(target_arch = "aarch64")]
+#[inline(always)]
+fn request_block(args: &[u64; 6]) -> u64 {
+    let mut result: u64 = 0;
+    // SAFETY: the four rotations of x12 add up to 128 bits, so x12 ends as it started (it is
+    // declared clobbered all the same), and `orr x10, x10, x10` changes nothing: natively the
+    // sequence changes no state. Under Valgrind it is the client-request marker: Valgrind reads
+    // the six-word block at x4 (valid for reads during the asm: it borrows `args`) and writes
+    // its answer to x3 (which holds the default answer, 0, on entry).
+    unsafe {
+        std::arch::asm!(
+            "ror x12, x12, #3",
+            "ror x12, x12, #13",
+            "ror x12, x12, #51",
+            "ror x12, x12, #61",
+            "orr x10, x10, x10",
+            inout("x3") result,
+            in("x4") args.as_ptr(),
+            out("x12") _,
+            options(nostack),
+        );
+    }
+    result
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[inline(always)]
+fn request_block(_args: &[u64; 6]) -> u64 {
+    0
+}
+
+/// Whether client requests exist for this target (x86_64 and aarch64): `--simulate` needs them.
+pub const SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
+/// Whether this program runs under Valgrind (any tool).
+pub fn running_on_valgrind() -> bool {
+    client_request(RUNNING_ON_VALGRIND, 0) != 0
+}
+
+/// Turns Callgrind's cost collection on if it is off, off if it is on. A no-op outside
+/// Valgrind.
+#[inline(always)]
+pub fn toggle_collect() {
+    client_request(TOGGLE_COLLECT, 0);
+}
+
+/// Makes Callgrind write the costs collected since the last dump to a new dump file whose
+/// trigger is `name`, and zero them. A no-op outside Valgrind.
+pub fn dump_stats_at(name: &CStr) {
+    client_request(DUMP_STATS_AT, name.as_ptr() as u64);
+}
+
+/// The events perfbench asks Callgrind for (`--cache-sim=yes --branch-sim=yes`), in the order
+/// Callgrind lists them: instructions; data reads and writes; L1 instruction, data-read and
+/// data-write misses; last-level instruction, data-read and data-write misses; conditional
+/// branches and their mispredictions; indirect branches and theirs.
+pub const EVENTS: &[&str] = &[
+    "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim",
+];
+
+/// How one simulated counter is computed from a dump's events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Simulated {
+    /// The perf-style name (`instructions`, `branch-misses`, ...).
+    pub name: &'static str,
+    /// The formula in Callgrind's event names, for documentation (`Bc + Bi`).
+    pub formula: &'static str,
+    /// Measured by default with `--simulate`.
+    pub default: bool,
+    /// `(event, weight)` terms, summed.
+    terms: &'static [(&'static str, i64)],
+}
+
+impl Simulated {
+    /// The counter's value in `dump`: its terms summed (0 for an event the dump lacks).
+    pub fn value(&self, dump: &Dump) -> f64 {
+        self.terms
+            .iter()
+            .map(|&(event, w)| w as f64 * dump.get(event) as f64)
+            .sum()
+    }
+}
+
+/// Every counter `--simulate` offers, with its formula. `estimated-cycles` is the usual
+/// cycle estimate from simulated cache behaviour (L1 hits cost 1, last-level hits 5, memory
+/// accesses 35): `L1 hits + 5 x LL hits + 35 x LL misses`, where L1 hits are `Ir + Dr + Dw - L1
+/// misses` and LL hits are `L1 misses - LL misses`; it is a model of a generic CPU, not a
+/// prediction of any real one.
+pub const COUNTERS: &[Simulated] = &[
+    Simulated {
+        name: "instructions",
+        formula: "Ir",
+        default: true,
+        terms: &[("Ir", 1)],
+    },
+    Simulated {
+        name: "branches",
+        formula: "Bc + Bi",
+        default: true,
+        terms: &[("Bc", 1), ("Bi", 1)],
+    },
+    Simulated {
+        name: "branch-misses",
+        formula: "Bcm + Bim",
+        default: true,
+        terms: &[("Bcm", 1), ("Bim", 1)],
+    },
+    Simulated {
+        name: "L1-dcache-load-misses",
+        formula: "D1mr",
+        default: true,
+        terms: &[("D1mr", 1)],
+    },
+    Simulated {
+        name: "L1-dcache-store-misses",
+        formula: "D1mw",
+        default: true,
+        terms: &[("D1mw", 1)],
+    },
+    Simulated {
+        name: "L1-icache-load-misses",
+        formula: "I1mr",
+        default: true,
+        terms: &[("I1mr", 1)],
+    },
+    Simulated {
+        name: "LLC-load-misses",
+        formula: "DLmr",
+        default: true,
+        terms: &[("DLmr", 1)],
+    },
+    Simulated {
+        name: "LLC-store-misses",
+        formula: "DLmw",
+        default: true,
+        terms: &[("DLmw", 1)],
+    },
+    Simulated {
+        name: "estimated-cycles",
+        formula: "Ir + Dr + Dw + 4 x (I1mr + D1mr + D1mw) + 30 x (ILmr + DLmr + DLmw)",
+        default: true,
+        terms: &[
+            ("Ir", 1),
+            ("Dr", 1),
+            ("Dw", 1),
+            ("I1mr", 4),
+            ("D1mr", 4),
+            ("D1mw", 4),
+            ("ILmr", 30),
+            ("DLmr", 30),
+            ("DLmw", 30),
+        ],
+    },
+    Simulated {
+        name: "L1-dcache-loads",
+        formula: "Dr",
+        default: false,
+        terms: &[("Dr", 1)],
+    },
+    Simulated {
+        name: "L1-dcache-stores",
+        formula: "Dw",
+        default: false,
+        terms: &[("Dw", 1)],
+    },
+];
+
+/// The simulated counter called `name`.
+pub fn counter(name: &str) -> Option<&'static Simulated> {
+    COUNTERS.iter().find(|c| c.name == name)
+}
+
+/// What is wrong with a dump file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DumpError(String);
+
+impl fmt::Display for DumpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DumpError {}
+
+/// The header of one Callgrind dump file: what perfbench reads of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dump {
+    /// `creator:` (`callgrind-3.19.0`), when given.
+    pub creator: Option<String>,
+    /// `part:`, the dump's number in its process (from 1), when given.
+    pub part: Option<u64>,
+    /// The name given to `DUMP_STATS_AT`, from `desc: Trigger: Client Request: NAME`.
+    pub trigger: Option<String>,
+    /// The `events:` line.
+    pub events: Vec<String>,
+    /// The `summary:` line, one value per event (Callgrind leaves out trailing zeros; they are
+    /// filled in).
+    pub summary: Vec<u64>,
+}
+
+/// The format version perfbench reads (`version:` line).
+pub const FORMAT_VERSION: u64 = 1;
+
+impl Dump {
+    /// Parses a dump file's text. Errors on an empty file, a `version:` other than 1, a file
+    /// without `events:` or `summary:`, a truncated one (no closing `totals:` line), values
+    /// that are not counts or outnumber the events, and on `events:` other than [`EVENTS`].
+    pub fn parse(text: &str) -> Result<Dump, DumpError> {
+        let err = |m: String| Err(DumpError(m));
+        if text.trim().is_empty() {
+            return err("the file is empty".to_owned());
+        }
+        let mut dump = Dump {
+            creator: None,
+            part: None,
+            trigger: None,
+            events: Vec::new(),
+            summary: Vec::new(),
+        };
+        let (mut summary, mut totals) = (None, false);
+        for (i, line) in text.lines().enumerate() {
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
+            let value = value.trim();
+            match key {
+                "version" => match value.parse::<u64>() {
+                    Ok(FORMAT_VERSION) => {}
+                    _ => {
+                        return err(format!(
+                            "format version {value:?} (perfbench reads version {FORMAT_VERSION})"
+                        ))
+                    }
+                },
+                "creator" => {
+                    if !value.starts_with("callgrind") {
+                        return err(format!("written by {value:?}, not by Callgrind"));
+                    }
+                    dump.creator = Some(value.to_owned());
+                }
+                "part" => dump.part = value.parse().ok(),
+                "desc" => {
+                    if let Some(name) = value.strip_prefix("Trigger: Client Request: ") {
+                        dump.trigger = Some(name.to_owned());
+                    }
+                }
+                "events" => dump.events = value.split_whitespace().map(str::to_owned).collect(),
+                "summary" => summary = Some((i + 1, value.to_owned())),
+                "totals" => totals = true,
+                _ => {}
+            }
+        }
+        if dump.events.is_empty() {
+            return err("no `events:` line".to_owned());
+        }
+        let unexpected: Vec<&str> = dump
+            .events
+            .iter()
+            .map(String::as_str)
+            .filter(|e| !EVENTS.contains(e))
+            .collect();
+        let missing: Vec<&str> = EVENTS
+            .iter()
+            .copied()
+            .filter(|e| !dump.events.iter().any(|d| d == e))
+            .collect();
+        if !unexpected.is_empty() || !missing.is_empty() {
+            return err(format!(
+                "unexpected events `{}` (perfbench runs Callgrind with --cache-sim=yes \
+                 --branch-sim=yes, which lists `{}`)",
+                dump.events.join(" "),
+                EVENTS.join(" ")
+            ));
+        }
+        let Some((line, summary)) = summary else {
+            return err("no `summary:` line".to_owned());
+        };
+        if !totals {
+            return err("the file is truncated (no closing `totals:` line)".to_owned());
+        }
+        for word in summary.split_whitespace() {
+            match word.parse::<u64>() {
+                Ok(v) => dump.summary.push(v),
+                Err(_) => return err(format!("line {line}: `{word}` is not a count")),
+            }
+        }
+        if dump.summary.len() > dump.events.len() {
+            return err(format!(
+                "line {line}: {} values for {} events",
+                dump.summary.len(),
+                dump.events.len()
+            ));
+        }
+        dump.summary.resize(dump.events.len(), 0);
+        Ok(dump)
+    }
+
+    /// The summary's value of `event` (0 when the dump lacks it).
+    pub fn get(&self, event: &str) -> u64 {
+        self.events
+            .iter()
+            .position(|e| e == event)
+            .map_or(0, |i| self.summary[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 7\n\
+        cmd:  ./bench\npart: 3\n\n\
+        desc: I1 cache: 32768 B, 64 B, 8-way associative\n\
+        desc: Timerange: Basic block 0 - 64235\n\
+        desc: Trigger: Client Request: perfbench-2\n\npositions: line\n\
+        events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim\n";
+
+    fn file(summary: &str, tail: &str) -> String {
+        format!("{HEADER}summary: {summary}\n\n\nfn=(1) main\n0 5 1\n{tail}")
+    }
+
+    #[test]
+    fn reads_the_header_and_fills_trailing_zeros() {
+        let d = Dump::parse(&file("517 5 5 1 0 0 1 0 0 101 9", "totals: 508 2\n")).unwrap();
+        assert_eq!(d.creator.as_deref(), Some("callgrind-3.19.0"));
+        assert_eq!(d.part, Some(3));
+        assert_eq!(d.trigger.as_deref(), Some("perfbench-2"));
+        assert_eq!(d.get("Ir"), 517);
+        assert_eq!(d.get("Bc"), 101);
+        assert_eq!(d.get("Bcm"), 9);
+        assert_eq!(d.get("Bim"), 0);
+        assert_eq!(d.summary.len(), EVENTS.len());
+        assert_eq!(counter("branches").unwrap().value(&d), 101.0);
+        assert_eq!(counter("branch-misses").unwrap().value(&d), 9.0);
+        // 517 + 5 + 5 + 4 x (1 + 0 + 0) + 30 x (1 + 0 + 0)
+        assert_eq!(counter("estimated-cycles").unwrap().value(&d), 561.0);
+    }
+
+    #[test]
+    fn bad_files_are_clear_errors() {
+        let cases: &[(String, &str)] = &[
+            (String::new(), "empty"),
+            ("  \n\n".to_owned(), "empty"),
+            (
+                file("1 2 3", "totals: 1\n").replace("version: 1", "version: 2"),
+                "format version \"2\"",
+            ),
+            (
+                file("1 2 3", "totals: 1\n").replace("creator: callgrind", "creator: cachegrind"),
+                "not by Callgrind",
+            ),
+            (file("1 2 3", ""), "truncated"),
+            (HEADER.to_owned(), "no `summary:`"),
+            (
+                file("1 2 3", "totals: 1\n").replace(" Bi Bim", ""),
+                "unexpected events",
+            ),
+            (
+                file("1 2 3", "totals: 1\n").replace("Bim", "Bim sysTime"),
+                "unexpected events",
+            ),
+            (file("1 x 3", "totals: 1\n"), "`x` is not a count"),
+            (file("1 -2 3", "totals: 1\n"), "`-2` is not a count"),
+            (
+                file("1 2 3 4 5 6 7 8 9 10 11 12 13 14", "totals: 1\n"),
+                "14 values for 13 events",
+            ),
+            (
+                "version: 1\nsummary: 5\ntotals: 5\n".to_owned(),
+                "no `events:`",
+            ),
+        ];
+        for (text, wanted) in cases {
+            let e = Dump::parse(text).unwrap_err().to_string();
+            assert!(e.contains(wanted), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn every_counter_names_known_events() {
+        for c in COUNTERS {
+            assert!(!c.terms.is_empty(), "{}", c.name);
+            for (event, _) in c.terms {
+                assert!(EVENTS.contains(event), "{}: {event}", c.name);
+            }
+        }
+    }
+
+    #[test]
+    fn requests_are_no_ops_outside_valgrind() {
+        // The test runner is not under Valgrind: the requests answer 0 and do nothing.
+        assert!(!running_on_valgrind());
+        toggle_collect();
+        toggle_collect();
+        dump_stats_at(c"perfbench-test");
+    }
+}

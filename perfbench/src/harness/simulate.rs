@@ -1,0 +1,245 @@
+//! The sampler's simulated mode: a benchmark measured under Callgrind (`--simulate`; the
+//! runner's [`simulate`](crate::runner::simulate) module starts the process and reads the
+//! results).
+//!
+//! Counts under Callgrind are exact, so a benchmark needs no hundred samples: each round
+//! (one call of the benchmark function, with fresh setup) takes one sample made of four
+//! collected regions, each dumped to a file of its own:
+//!
+//! 1. the body with `n` iterations, 2. the body with `2n`, 3. the empty body (the same bracket
+//!    with nothing in it) with `n`, 4. the empty body with `2n`.
+//!
+//! The sample is `((body(2n) - empty(2n)) - (body(n) - empty(n))) / n` per counter: the empty
+//! body cancels the loop and the bracket, and the difference of two iteration counts cancels
+//! every per-sample constant, so a body of k instructions reads exactly k. (`iter_custom`'s
+//! calibration is one empty bracket, subtracted once per start/stop pair the body made.)
+//!
+//! `n` is a power of two chosen once per benchmark from a probe (one whole iteration, its setup
+//! and drops included, dumped and read back): about [`TARGET_INSTRUCTIONS`] per `n` iterations,
+//! at most [`MAX_ITERATIONS`]. It
+//! depends only on the probe's count, so the same binary takes the same plan every time.
+//! Before each sample the body runs once uncollected (warming the simulated caches and
+//! branch predictor, as the wall-clock warm-up does).
+
+use std::ffi::CString;
+use std::path::PathBuf;
+
+use serde_derive::{Deserialize, Serialize};
+
+use super::sampler::{Body, Meter};
+use crate::counters::callgrind::{self, Dump};
+
+/// About this many instructions per sample's `n` iterations.
+pub const TARGET_INSTRUCTIONS: u64 = 100_000;
+
+/// The most iterations `n` may have.
+pub const MAX_ITERATIONS: u64 = 1 << 20;
+
+/// The file Callgrind writes dumps to (`--callgrind-out-file`, in the benchmark's directory):
+/// dump `k` of the process (from 1) goes to `cg.out.k`.
+pub const DUMP_FILE: &str = "cg.out";
+
+/// One collected region: which dump holds it, and what ran in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Region {
+    /// The dump's number: its trigger is `perfbench-<dump>` and its file `cg.out.<dump>`.
+    pub dump: u32,
+    /// Iterations the body was asked for.
+    pub iterations: u64,
+    /// Start/stop pairs the body made.
+    pub pairs: u64,
+}
+
+/// One simulated sample: the body and the empty body, each with `n` and `2n` iterations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimSample {
+    /// The iterations the sample's difference covers.
+    pub n: u64,
+    /// The calibration is one bracket per start/stop pair (`iter_custom`), not per sample.
+    pub per_pair: bool,
+    /// The body with `n`, then `2n` iterations.
+    pub body: [Region; 2],
+    /// The empty body with `n`, then `2n` iterations.
+    pub empty: [Region; 2],
+}
+
+impl SimSample {
+    /// The sample's per-iteration value of a counter, given how to read the counter's value
+    /// in a region's dump.
+    pub fn value(&self, mut count: impl FnMut(&Region) -> f64) -> f64 {
+        let mut net = |i: usize| {
+            let body = count(&self.body[i]);
+            let overhead = if self.per_pair {
+                self.body[i].pairs as f64 * count(&self.empty[0])
+            } else {
+                count(&self.empty[i])
+            };
+            body - overhead
+        };
+        let (short, long) = (net(0), net(1));
+        (long - short) / self.n.max(1) as f64
+    }
+}
+
+/// A benchmark's simulated measurement, across its rounds.
+#[derive(Debug)]
+pub struct Simulation {
+    /// Where Callgrind writes this process's dumps.
+    dir: PathBuf,
+    /// Dumps made so far.
+    dumps: u32,
+    /// `n`, once the probe chose it.
+    n: Option<u64>,
+    /// The samples so far.
+    samples: Vec<SimSample>,
+}
+
+impl Simulation {
+    /// A simulation whose dumps Callgrind writes to `dir`/[`DUMP_FILE`]`.k`.
+    pub fn new(dir: PathBuf) -> Simulation {
+        Simulation {
+            dir,
+            dumps: 0,
+            n: None,
+            samples: Vec::new(),
+        }
+    }
+
+    /// The samples taken.
+    pub fn samples(&self) -> &[SimSample] {
+        &self.samples
+    }
+
+    /// One round's sample of `body` (see the [module documentation](self)).
+    pub(crate) fn sample(
+        &mut self,
+        body: &mut dyn Body,
+        empty: &mut dyn Body,
+    ) -> Result<(), String> {
+        let n = match self.n {
+            Some(n) => n,
+            None => {
+                body.run(1, &mut Meter::idle());
+                // The probe counts the whole iteration, setup and drops included: they run
+                // (uncollected) in every sample too, and take the simulator's time.
+                callgrind::toggle_collect();
+                body.run(1, &mut Meter::idle());
+                callgrind::toggle_collect();
+                let probe = self.dump()?;
+                let dump = self.read(probe)?;
+                let n = iterations_for(dump.get("Ir"));
+                self.n = Some(n);
+                n
+            }
+        };
+        body.run(1, &mut Meter::idle());
+        let body_regions = [self.region(body, n)?, self.region(body, 2 * n)?];
+        let empty_regions = [self.region(empty, n)?, self.region(empty, 2 * n)?];
+        self.samples.push(SimSample {
+            n,
+            per_pair: empty.per_pair(),
+            body: body_regions,
+            empty: empty_regions,
+        });
+        Ok(())
+    }
+
+    /// Runs `body` for `n` iterations with collection on inside its brackets, and dumps.
+    fn region(&mut self, body: &mut dyn Body, n: u64) -> Result<Region, String> {
+        let mut meter = Meter::simulating();
+        body.run(n, &mut meter);
+        let pairs = meter.pairs();
+        Ok(Region {
+            dump: self.dump()?,
+            iterations: n,
+            pairs,
+        })
+    }
+
+    /// Dumps what was collected since the last dump; returns the dump's number.
+    fn dump(&mut self) -> Result<u32, String> {
+        self.dumps += 1;
+        let name = CString::new(format!("perfbench-{}", self.dumps))
+            .map_err(|e| format!("dump name: {e}"))?;
+        callgrind::dump_stats_at(&name);
+        Ok(self.dumps)
+    }
+
+    /// Reads back dump `k` of this process.
+    fn read(&self, k: u32) -> Result<Dump, String> {
+        let path = self.dir.join(format!("{DUMP_FILE}.{k}"));
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read Callgrind's dump {}: {e}", path.display()))?;
+        Dump::parse(&text).map_err(|e| format!("Callgrind's dump {}: {e}", path.display()))
+    }
+}
+
+/// The iterations per sample for a body whose probe (one whole iteration) counted
+/// `instructions`: the largest power of two with about [`TARGET_INSTRUCTIONS`] in all, at least
+/// 1, at most [`MAX_ITERATIONS`].
+pub fn iterations_for(instructions: u64) -> u64 {
+    let n = TARGET_INSTRUCTIONS / instructions.max(1);
+    if n <= 1 {
+        return 1;
+    }
+    (1u64 << (63 - n.leading_zeros())).min(MAX_ITERATIONS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iterations_are_powers_of_two_near_the_target() {
+        assert_eq!(iterations_for(0), 65_536);
+        assert_eq!(iterations_for(1), 65_536);
+        assert_eq!(iterations_for(30), 2048);
+        assert_eq!(iterations_for(100_000), 1);
+        assert_eq!(iterations_for(10_000_000), 1);
+        assert!((1..50_000).all(|k| {
+            let n = iterations_for(k);
+            n.is_power_of_two() && n * k <= TARGET_INSTRUCTIONS.max(k)
+        }));
+    }
+
+    fn region(dump: u32, iterations: u64, pairs: u64) -> Region {
+        Region {
+            dump,
+            iterations,
+            pairs,
+        }
+    }
+
+    #[test]
+    fn a_sample_cancels_the_bracket_and_the_constants() {
+        // Body: 7 per iteration + 3 per iteration of loop + 40 of bracket and setup.
+        // Empty: 3 per iteration of loop + 25 of bracket.
+        let counts = |r: &Region| match r.dump {
+            1 | 2 => 40.0 + 10.0 * r.iterations as f64,
+            _ => 25.0 + 3.0 * r.iterations as f64,
+        };
+        let s = SimSample {
+            n: 8,
+            per_pair: false,
+            body: [region(1, 8, 1), region(2, 16, 1)],
+            empty: [region(3, 8, 1), region(4, 16, 1)],
+        };
+        assert_eq!(s.value(counts), 7.0);
+    }
+
+    #[test]
+    fn a_per_pair_sample_subtracts_one_bracket_per_pair() {
+        // iter_custom: each pair costs 12, each iteration 5, plus 9 outside the pairs' count.
+        let counts = |r: &Region| match r.dump {
+            1 | 2 => 9.0 + 12.0 * r.pairs as f64 + 5.0 * r.iterations as f64,
+            _ => 12.0,
+        };
+        let s = SimSample {
+            n: 4,
+            per_pair: true,
+            body: [region(1, 4, 4), region(2, 8, 8)],
+            empty: [region(3, 4, 1), region(4, 8, 1)],
+        };
+        assert_eq!(s.value(counts), 5.0);
+    }
+}
