@@ -12,7 +12,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::counters::{arch, userpage::FastReader, GroupOptions, Source};
+use crate::counters::{arch, callgrind, userpage::FastReader, GroupOptions, Source};
 use crate::events::{Event, Sysfs};
 use crate::sys::{self, Errno, OpenFailure};
 
@@ -449,6 +449,8 @@ pub struct Report {
     pub machine: Machine,
     /// One entry per counter tried.
     pub counters: Vec<CounterStatus>,
+    /// Whether `--simulate` works here: the Valgrind it would use, or why not.
+    pub simulation: Result<callgrind::Valgrind, String>,
 }
 
 /// The counters `perfbench doctor` tries by default.
@@ -474,7 +476,19 @@ pub fn diagnose(events: &[Event], machine: Machine) -> Report {
             status: try_counter(e, &machine),
         })
         .collect();
-    Report { machine, counters }
+    let simulation = if callgrind::SUPPORTED {
+        callgrind::find_valgrind()
+    } else {
+        Err(format!(
+            "no Valgrind client requests for {} in this build",
+            machine.arch
+        ))
+    };
+    Report {
+        machine,
+        counters,
+        simulation,
+    }
 }
 
 fn try_counter(event: &Event, machine: &Machine) -> Status {
@@ -681,17 +695,41 @@ impl fmt::Display for Report {
             .filter(|c| matches!(c.status, Status::Unavailable { .. }))
             .map(|c| c.name.as_str())
             .collect();
+        writeln!(f, "\nsimulation (--simulate)")?;
+        match &self.simulation {
+            Ok(v) => writeln!(
+                f,
+                "  callgrind            yes  Valgrind {} ({}): exact simulated counts of the \
+                 code, its branches and its cache misses",
+                v.version,
+                v.path.display()
+            )?,
+            Err(why) => writeln!(f, "  callgrind            no   {why}")?,
+        }
         writeln!(f)?;
+        let hardware_missing = !unavailable.is_empty() && !self.hardware_available();
+        let simulate_hint = match (&self.simulation, hardware_missing) {
+            (Ok(_), true) => "; `cargo bench -- --simulate` gives exact simulated counts instead",
+            (Err(_), true) => {
+                "; with Valgrind installed, `cargo bench -- --simulate` gives exact simulated \
+                 counts instead"
+            }
+            _ => "",
+        };
         if unavailable.is_empty() {
             writeln!(f, "verdict: every counter tried is available")
         } else if !m.has_cpu_pmu() {
             writeln!(
                 f,
                 "verdict: no hardware counters here (no CPU PMU); benchmarks measure wall-time \
-                 and software counters"
+                 and software counters{simulate_hint}"
             )
         } else {
-            writeln!(f, "verdict: unavailable: {}", unavailable.join(", "))
+            writeln!(
+                f,
+                "verdict: unavailable: {}{simulate_hint}",
+                unavailable.join(", ")
+            )
         }
     }
 }

@@ -62,6 +62,17 @@ fn check_doctor_output(out: &Output, privileged: bool) {
         assert!(s.contains(counter), "doctor lists {counter}:\n{s}");
     }
     assert!(s.contains("wall-time          yes  via clock"), "{s}");
+    // Whether --simulate works here, by whether Valgrind is on PATH.
+    let valgrind = std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let simulation = if valgrind {
+        "callgrind            yes  Valgrind "
+    } else {
+        "callgrind            no   Valgrind is not on PATH"
+    };
+    assert!(s.contains(simulation), "{s}");
     assert!(s.contains("task-clock         yes  via read"), "{s}");
     let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
         .unwrap()

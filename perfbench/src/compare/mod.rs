@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde_derive::Serialize;
 
 use crate::model::file::{self, LoadError};
-use crate::model::{Benchmark, Change, CounterResult, Outcome, Report, Verdict};
+use crate::model::{Benchmark, Change, CounterResult, Outcome, Report, Source, Verdict};
 use crate::stats::{self, CompareConfig};
 
 /// The version of the comparison document ([`Comparison`] as JSON).
@@ -46,7 +46,21 @@ pub struct Settings {
 impl Settings {
     /// The comparison settings for the counter `name`.
     pub fn config_for(&self, name: &str) -> CompareConfig {
-        let kind = stats::CounterKind::of(name);
+        self.config_for_kind(name, stats::CounterKind::of(name))
+    }
+
+    /// The comparison settings for counter `c`: as [`Settings::config_for`] its name, except
+    /// that every simulated counter ([`Source::Callgrind`]) is exact (the simulator counts the
+    /// same every time).
+    pub fn config_for_counter(&self, c: &CounterResult) -> CompareConfig {
+        let kind = match c.source {
+            Source::Callgrind => stats::CounterKind::Exact,
+            _ => stats::CounterKind::of(&c.name),
+        };
+        self.config_for_kind(&c.name, kind)
+    }
+
+    fn config_for_kind(&self, name: &str, kind: stats::CounterKind) -> CompareConfig {
         let mut cfg = CompareConfig::for_kind(kind);
         if let Some(t) = self
             .noise_threshold
@@ -691,25 +705,40 @@ fn figure(c: &CounterResult) -> Option<Figure> {
 }
 
 /// How counter `new` changed since `base` (the same counter of the same benchmark in two
-/// runs), judged with `settings`; or why the two cannot be compared (different units, no finite
-/// sample on a side).
+/// runs), judged with `settings`; or why the two cannot be compared (different units, one side
+/// simulated and the other counted on a machine, no finite sample on a side).
 pub fn counter_change(
     base: &CounterResult,
     new: &CounterResult,
     settings: &Settings,
 ) -> Result<Change, String> {
     let finite = |c: &CounterResult| c.per_iteration.iter().any(|x| x.is_finite());
-    if base.unit != new.unit {
+    let simulated = |c: &CounterResult| c.source == Source::Callgrind;
+    if simulated(base) != simulated(new) {
+        Err(format!(
+            "simulated counts are not comparable with counted ones: {} vs {}",
+            describe_source(base.source),
+            describe_source(new.source)
+        ))
+    } else if base.unit != new.unit {
         Err(format!("units differ: {} vs {}", base.unit, new.unit))
     } else if !finite(base) || !finite(new) {
         Err("no finite sample on one side".to_owned())
     } else {
-        let cfg = settings.config_for(&new.name);
+        let cfg = settings.config_for_counter(new);
         Ok(stats::compare_rounds(
             &base.round_values(),
             &new.round_values(),
             &cfg,
         ))
+    }
+}
+
+/// A counter's source for a person: `simulated (callgrind)` or `counted (rdpmc)`.
+fn describe_source(source: Source) -> String {
+    match source {
+        Source::Callgrind => "simulated (callgrind)".to_owned(),
+        other => format!("counted ({other})"),
     }
 }
 

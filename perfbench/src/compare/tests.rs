@@ -430,3 +430,94 @@ fn with_rounds_the_figures_are_the_floors_the_change_compares() {
             .point
     );
 }
+
+/// `report` with every counter of every benchmark marked as simulated by Callgrind.
+fn simulated(mut report: Report) -> Report {
+    for c in report.benchmarks.iter_mut().flat_map(|b| &mut b.counters) {
+        c.source = Source::Callgrind;
+    }
+    report
+}
+
+#[test]
+fn simulated_counts_never_compare_with_counted_ones() {
+    let counted = synthetic_report();
+    let sim = simulated(counted.clone());
+    for (base, new) in [(&counted, &sim), (&sim, &counted)] {
+        let cmp = compare(
+            &side(base.clone()),
+            &side(new.clone()),
+            &Settings::default(),
+        )
+        .unwrap();
+        let c = counter(&cmp, "math/fib_20", "instructions");
+        assert_eq!(c.presence, Presence::NotComparable);
+        assert!(c.change.is_none());
+        let reason = c.reason.as_deref().unwrap();
+        assert!(
+            reason.contains("simulated (callgrind)") && reason.contains("counted (rdpmc)"),
+            "{reason}"
+        );
+        assert_eq!(cmp.summary.regressed + cmp.summary.improved, 0);
+    }
+    // Simulated against simulated compares as usual.
+    let cmp = compare(&side(sim.clone()), &side(sim), &Settings::default()).unwrap();
+    let c = counter(&cmp, "math/fib_20", "instructions");
+    assert_eq!(c.presence, Presence::Compared);
+}
+
+/// A simulated report of one benchmark whose counter `name` reads `per_round` (one sample per
+/// round, as `--simulate` takes them).
+fn simulated_rounds(name: &str, per_round: &[f64]) -> Report {
+    let mut r = synthetic_report();
+    r.benchmarks.truncate(1);
+    let b = &mut r.benchmarks[0];
+    b.counters.truncate(1);
+    let c = &mut b.counters[0];
+    c.name = name.to_owned();
+    c.unit = "count".to_owned();
+    c.source = Source::Callgrind;
+    c.per_iteration = per_round.to_vec();
+    c.iterations = vec![64; per_round.len()];
+    c.rounds = vec![1; per_round.len()];
+    c.estimate = crate::stats::estimate(&c.per_iteration, None, &Default::default());
+    r
+}
+
+#[test]
+fn simulated_counts_flag_one_count_and_never_identical_ones() {
+    let id = synthetic_report().benchmarks[0].id.clone();
+    // Every simulated counter is exact, misses too (10% threshold when counted on a machine):
+    // one more count per iteration in 4099 (0.02%) regresses, the same counts never do.
+    for name in ["instructions", "L1-dcache-load-misses", "estimated-cycles"] {
+        let base = simulated_rounds(name, &[4099.0; 5]);
+        let same = compare(
+            &side(base.clone()),
+            &side(base.clone()),
+            &Settings::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            counter(&same, &id, name).verdict(),
+            Some(Verdict::Unchanged),
+            "{name}"
+        );
+        let one_more = simulated_rounds(name, &[4100.0; 5]);
+        let cmp = compare(&side(base), &side(one_more), &Settings::default()).unwrap();
+        assert_eq!(
+            counter(&cmp, &id, name).verdict(),
+            Some(Verdict::Regressed),
+            "{name}"
+        );
+    }
+    // Code whose counts differ from round to round (a HashMap with RandomState): a step within
+    // the rounds' own spread is not a change, one well beyond it is.
+    let name = "instructions";
+    let base = simulated_rounds(name, &[1000.0, 1004.0, 1001.0, 1009.0, 1002.0]);
+    let drifted = simulated_rounds(name, &[1003.0, 1001.0, 1008.0, 1004.0, 1006.0]);
+    let cmp = compare(&side(base.clone()), &side(drifted), &Settings::default()).unwrap();
+    assert_eq!(counter(&cmp, &id, name).verdict(), Some(Verdict::Unchanged));
+    let slower = simulated_rounds(name, &[1100.0, 1104.0, 1101.0, 1109.0, 1102.0]);
+    let cmp = compare(&side(base), &side(slower), &Settings::default()).unwrap();
+    assert_eq!(counter(&cmp, &id, name).verdict(), Some(Verdict::Regressed));
+}

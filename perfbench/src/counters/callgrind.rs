@@ -20,6 +20,8 @@
 
 use std::ffi::CStr;
 use std::fmt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 
 /// Callgrind's client request codes (`callgrind.h`): `VG_USERREQ_TOOL_BASE('C', 'T')` + k.
 const CALLGRIND_BASE: u64 = ((b'C' as u64) << 24) | ((b'T' as u64) << 16);
@@ -114,6 +116,61 @@ pub fn toggle_collect() {
 /// trigger is `name`, and zero them. A no-op outside Valgrind.
 pub fn dump_stats_at(name: &CStr) {
     client_request(DUMP_STATS_AT, name.as_ptr() as u64);
+}
+
+/// The oldest Valgrind `--simulate` accepts (3.19 is the version it is tested with).
+pub const MIN_VERSION: (u32, u32) = (3, 16);
+
+/// A Valgrind found on `PATH`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Valgrind {
+    /// Its path.
+    pub path: PathBuf,
+    /// Its version (`3.19.0`).
+    pub version: String,
+}
+
+/// How to install Valgrind, for messages.
+pub const INSTALL_HINT: &str =
+    "install it (`apt-get install valgrind` on Debian and Ubuntu, `dnf install valgrind` on Fedora)";
+
+/// Finds Valgrind on `PATH` and checks that it is at least [`MIN_VERSION`].
+pub fn find_valgrind() -> Result<Valgrind, String> {
+    let path =
+        which("valgrind").ok_or_else(|| format!("Valgrind is not on PATH: {INSTALL_HINT}"))?;
+    let out = Command::new(&path)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {} --version: {e}", path.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let version = text.strip_prefix("valgrind-").unwrap_or(&text).to_owned();
+    let mut parts = version.split(|c: char| !c.is_ascii_digit());
+    let number = |p: Option<&str>| p.and_then(|p| p.parse::<u32>().ok());
+    match (number(parts.next()), number(parts.next())) {
+        (Some(major), Some(minor)) if (major, minor) >= MIN_VERSION => {
+            Ok(Valgrind { path, version })
+        }
+        (Some(_), Some(_)) => Err(format!(
+            "Valgrind {version} is too old: --simulate needs {}.{} or newer; {INSTALL_HINT}",
+            MIN_VERSION.0, MIN_VERSION.1
+        )),
+        _ => Err(format!(
+            "{} --version answered {text:?}, not a Valgrind version",
+            path.display()
+        )),
+    }
+}
+
+/// The executable `name` on `PATH`.
+pub fn which(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 /// The events perfbench asks Callgrind for (`--cache-sim=yes --branch-sim=yes`), in the order

@@ -616,12 +616,15 @@ pub fn default_events(sysfs: &Sysfs, machine: &Machine) -> (Vec<Event>, Option<S
             }
         }
         notes.push(
-            "hardware counters do not open here: measuring wall-time and software counters"
+            "hardware counters do not open here: measuring wall-time and software counters \
+             (--simulate gives exact simulated counts under Valgrind)"
                 .to_owned(),
         );
     } else {
         notes.push(
-            "no hardware PMU on this machine: measuring wall-time and software counters".to_owned(),
+            "no hardware PMU on this machine: measuring wall-time and software counters \
+             (--simulate gives exact simulated counts under Valgrind)"
+                .to_owned(),
         );
     }
     // Software counters an unprivileged user may not count (context switches happen in the

@@ -36,7 +36,7 @@ use super::{
     bench_result, derived_metrics, failed, output_dir, panic_message, planned, selected, Planned,
     NEVER_CALLED,
 };
-use crate::counters::callgrind::{self, Dump, Simulated};
+use crate::counters::callgrind::{self, find_valgrind, which, Dump, Simulated, Valgrind};
 use crate::counters::{Counters, Source};
 use crate::harness::bencher::Bencher;
 use crate::harness::sampler::Sampler;
@@ -50,9 +50,6 @@ pub const DEFAULT_ROUNDS: u32 = 5;
 
 /// Rounds per benchmark with `--quick`.
 pub const QUICK_ROUNDS: u32 = 3;
-
-/// The oldest Valgrind `--simulate` accepts (3.19 is the version it is tested with).
-pub const MIN_VERSION: (u32, u32) = (3, 16);
 
 /// Callgrind's options for the simulated caches: 32 KiB 8-way L1 instruction and data caches
 /// and an 8 MiB 16-way last level, 64-byte lines, whatever the host has (Callgrind would copy
@@ -78,58 +75,6 @@ struct ChildResult {
     error: Option<String>,
     throughput: Option<Throughput>,
     samples: Vec<SimSample>,
-}
-
-/// A Valgrind found on `PATH`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Valgrind {
-    /// Its path.
-    pub path: PathBuf,
-    /// Its version (`3.19.0`).
-    pub version: String,
-}
-
-/// How to install Valgrind, for messages.
-pub const INSTALL_HINT: &str =
-    "install it (`apt-get install valgrind` on Debian and Ubuntu, `dnf install valgrind` on Fedora)";
-
-/// Finds Valgrind on `PATH` and checks that it is at least [`MIN_VERSION`].
-pub fn find_valgrind() -> Result<Valgrind, String> {
-    let path =
-        which("valgrind").ok_or_else(|| format!("Valgrind is not on PATH: {INSTALL_HINT}"))?;
-    let out = Command::new(&path)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run {} --version: {e}", path.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let version = text.strip_prefix("valgrind-").unwrap_or(&text).to_owned();
-    let mut parts = version.split(|c: char| !c.is_ascii_digit());
-    let number = |p: Option<&str>| p.and_then(|p| p.parse::<u32>().ok());
-    match (number(parts.next()), number(parts.next())) {
-        (Some(major), Some(minor)) if (major, minor) >= MIN_VERSION => {
-            Ok(Valgrind { path, version })
-        }
-        (Some(_), Some(_)) => Err(format!(
-            "Valgrind {version} is too old: --simulate needs {}.{} or newer; {INSTALL_HINT}",
-            MIN_VERSION.0, MIN_VERSION.1
-        )),
-        _ => Err(format!(
-            "{} --version answered {text:?}, not a Valgrind version",
-            path.display()
-        )),
-    }
-}
-
-/// The executable `name` on `PATH`.
-fn which(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
 }
 
 /// The counters of a simulated run: `--counters`, checked to be simulated ones.
@@ -445,7 +390,12 @@ fn crash_message(status: ExitStatus, dir: &Path) -> String {
     };
     let mut msg = format!("the process under Callgrind {how} before finishing the benchmark");
     let output = std::fs::read_to_string(dir.join("stderr")).unwrap_or_default();
-    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    // Valgrind's note that it read the host's caches (before taking perfbench's cache model
+    // from the command line) says nothing about the crash.
+    let lines: Vec<&str> = output
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.contains("using its data for the LL simulation"))
+        .collect();
     if !lines.is_empty() {
         msg.push_str("; the end of its output:");
         for line in &lines[lines.len().saturating_sub(8)..] {

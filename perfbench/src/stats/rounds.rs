@@ -31,10 +31,13 @@
 //! 4. **Interval**: the percentile bootstrap of the floor ratio over rounds (each side's rounds
 //!    resampled with replacement). It shows how much the floor depends on a few rounds; a
 //!    wide one says the machine was unsettled. The verdict does not need it.
-//! 5. **Exact counters** (instructions, branches, faults): identical counts give a ratio of
-//!    exactly 1, never a verdict. A change of at least [`CompareConfig::min_step`] per
-//!    iteration (half a count: one more instruction per iteration) counts however small it
-//!    is relative to the total, as does one beyond the relative threshold.
+//! 5. **Exact counters** (instructions, branches, faults; every simulated counter): identical
+//!    counts give a ratio of exactly 1, never a verdict. A change of at least
+//!    [`CompareConfig::min_step`] per iteration (half a count: one more instruction per
+//!    iteration) counts however small it is relative to the total, as does one beyond the
+//!    relative threshold; when the round figures of a side spread (code that is not
+//!    deterministic, such as a `HashMap` with `RandomState`), the step must also exceed that
+//!    spread (the largest minus the smallest round figure of either side).
 //! 6. **A floor of 0 or below** (no page faults in the baseline; a calibrated empty body): the
 //!    ratio is undefined, and a difference of the floors counts when the Mann-Whitney test on
 //!    the round figures finds it significant (p below [`CompareConfig::significance`]) and,
@@ -97,6 +100,15 @@ pub fn compare_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> C
         cfg.threshold.max(cfg.noise_factor * spread)
     };
     let step = floor_n - floor_b;
+    // The one-count step holds only beyond what the rounds themselves spread (0 for code whose
+    // counts are the same every round).
+    let cfg = &CompareConfig {
+        min_step: cfg
+            .min_step
+            .max(b[b.len() - 1] - b[0])
+            .max(n[n.len() - 1] - n[0]),
+        ..*cfg
+    };
     let verdict = if !threshold.is_finite() {
         Verdict::Unchanged
     } else if let Some(r) = ratio {

@@ -1,0 +1,353 @@
+//! `--simulate` end to end, under the real Valgrind: copies of `tests/fixtures/sim_fixture.rs`
+//! (the `sim-fixture` binary) run with `--simulate`, one of them with one instruction more in
+//! one body, others panicking or aborting (see the fixture's documentation).
+//!
+//! These tests need Valgrind (`.ci/run` installs it). Where it is not installed they print why
+//! and pass, except under CI (`CI` set), where a missing Valgrind fails them. The exact counts
+//! need optimised code (a debug build moves the batched body's input with extra instructions):
+//! that test is `#[ignore]`d in debug builds, and CI runs it with
+//! `cargo test --release --test simulate`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use perfbench::model::json::from_json;
+use perfbench::model::{Outcome, Report, Source, Verdict};
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_sim-fixture");
+
+/// Whether Valgrind can run here; prints why not (and fails under CI, which installs it).
+fn valgrind_here() -> bool {
+    let ok = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Valgrind is not installed, and CI must install it (.ci/run)"
+        );
+        eprintln!("skipped: Valgrind is not installed here (apt-get install valgrind)");
+    }
+    ok
+}
+
+struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("perfbench-sim-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch { dir }
+    }
+
+    /// A copy of the fixture at `<dir>/<variant>/sim-fixture`: the variant is its directory's
+    /// name (`base`, `plus`, `panic`, `abort`).
+    fn copy(&self, variant: &str) -> PathBuf {
+        let path = self.dir.join(variant).join("sim-fixture");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::copy(FIXTURE, &path).unwrap();
+        path
+    }
+
+    /// Runs `exe --bench ARGS` with its target directory in the scratch directory.
+    fn run(&self, exe: &Path, args: &[&str]) -> Output {
+        Command::new(exe)
+            .arg("--bench")
+            .args(args)
+            .env("CARGO_TARGET_DIR", self.dir.join("target"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    }
+
+    fn json(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn report(path: &Path) -> Report {
+    from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Counter `name` of benchmark `id`: its samples.
+fn samples(r: &Report, id: &str, name: &str) -> Vec<f64> {
+    let b = r.bench(id).unwrap_or_else(|| panic!("no benchmark {id}"));
+    let c = b
+        .counter(name)
+        .unwrap_or_else(|| panic!("{id}: no counter {name}"));
+    assert_eq!(c.source, Source::Callgrind, "{id} {name}");
+    c.per_iteration.clone()
+}
+
+/// Every sample of counter `name` of `id` is exactly `want`.
+fn assert_exact(r: &Report, id: &str, name: &str, want: f64) {
+    let s = samples(r, id, name);
+    assert!(!s.is_empty());
+    assert!(
+        s.iter().all(|&v| v == want),
+        "{id} {name}: {s:?}, want {want}"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "exact counts of the batched body need optimised code: CI runs `cargo test --release --test simulate`"
+)]
+fn simulated_counts_are_exact_and_the_same_every_run() {
+    if !valgrind_here() {
+        return;
+    }
+    let s = Scratch::new("exact");
+    let exe = s.copy("base");
+    let mut runs = Vec::new();
+    for i in 0..10 {
+        let json = s.json(&format!("run{i}.json"));
+        let out = s.run(
+            &exe,
+            &[
+                "--simulate",
+                "--json",
+                json.to_str().unwrap(),
+                "--format",
+                "terse",
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        runs.push(report(&json));
+    }
+    let r = &runs[0];
+    assert_eq!(
+        r.machine.simulator.as_ref().map(|s| s.tool.as_str()),
+        Some("callgrind")
+    );
+    // Bodies of exactly k instructions read exactly k, and no branch.
+    for k in [0u32, 3, 37, 1001, 4099] {
+        let id = format!("sim-fixture/k{k}");
+        assert_exact(r, &id, "instructions", f64::from(k));
+        assert_exact(r, &id, "branches", 0.0);
+    }
+    // The batched body's 37, its costly setup (about 100,000 instructions) not counted.
+    assert_exact(r, "sim-fixture/batched_costly_setup", "instructions", 37.0);
+    // The loop: 3 instructions and one conditional branch per pass; the sizes differ by
+    // exactly the extra passes.
+    let at = |n: u32, name: &str| samples(r, &format!("sim-fixture/asm_loop/{n}"), name)[0];
+    for (small, big) in [(100, 200), (200, 300)] {
+        assert_eq!(at(big, "instructions") - at(small, "instructions"), 300.0);
+        assert_eq!(at(big, "branches") - at(small, "branches"), 100.0);
+    }
+    for n in [100, 200, 300] {
+        let id = format!("sim-fixture/asm_loop/{n}");
+        assert_exact(r, &id, "instructions", at(n, "instructions"));
+        assert_exact(r, &id, "branches", f64::from(n));
+    }
+    // Ten runs: every sample of every counter of every benchmark identical.
+    for (i, other) in runs.iter().enumerate().skip(1) {
+        for b in &r.benchmarks {
+            for c in &b.counters {
+                assert_eq!(
+                    samples(other, &b.id, &c.name),
+                    c.per_iteration,
+                    "run {i}: {} {}",
+                    b.id,
+                    c.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn one_instruction_more_regresses_and_nothing_else_moves() {
+    if !valgrind_here() {
+        return;
+    }
+    let s = Scratch::new("verdict");
+    let (base, plus) = (s.copy("base"), s.copy("plus"));
+    let quiet: &[&str] = &[
+        "--simulate",
+        "--format",
+        "terse",
+        "--counters",
+        "instructions,branches",
+    ];
+    let saved = s.run(&base, &[quiet, &["--save-baseline", "main"]].concat());
+    assert!(saved.status.success(), "{}", text(&saved));
+    // One more instruction in one body: that benchmark regressed, exit 1.
+    let json = s.json("plus.json");
+    let out = s.run(
+        &plus,
+        &[
+            quiet,
+            &["--baseline", "main", "--fail-on-regression"],
+            &["--json", json.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let r = report(&json);
+    for b in &r.benchmarks {
+        for c in &b.counters {
+            let change = c
+                .change
+                .unwrap_or_else(|| panic!("{} {}: no change", b.id, c.name));
+            let want = if b.id == "sim-fixture/k37" && c.name == "instructions" {
+                assert_eq!(change.ratio, Some(38.0 / 37.0));
+                Verdict::Regressed
+            } else {
+                Verdict::Unchanged
+            };
+            assert_eq!(change.verdict, want, "{} {}", b.id, c.name);
+        }
+    }
+    // The unchanged build against its own baseline: exit 0, every time.
+    for _ in 0..3 {
+        let out = s.run(
+            &base,
+            &[quiet, &["--baseline", "main", "--fail-on-regression"]].concat(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("0 regressed, 0 improved"), "{}", text(&out));
+    }
+    // A simulated baseline is not compared with a counted run: a note, no change.
+    let json = s.json("counted.json");
+    let out = s.run(
+        &base,
+        &[
+            "--baseline",
+            "main",
+            "--quick",
+            "--counters",
+            "wall-time",
+            "k3",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("baseline `main` was simulated under Callgrind"),
+        "{}",
+        text(&out)
+    );
+    assert!(report(&json)
+        .benchmarks
+        .iter()
+        .flat_map(|b| &b.counters)
+        .all(|c| c.change.is_none()));
+}
+
+#[test]
+fn a_panic_or_a_crash_loses_one_benchmark_only() {
+    if !valgrind_here() {
+        return;
+    }
+    let s = Scratch::new("crash");
+    for (variant, outcome, says) in [
+        (
+            "panic",
+            Outcome::Panicked,
+            "deliberate panic under Callgrind",
+        ),
+        ("abort", Outcome::Failed, "killed by signal 6"),
+    ] {
+        let exe = s.copy(variant);
+        let json = s.json(&format!("{variant}.json"));
+        let out = s.run(
+            &exe,
+            &[
+                "--simulate",
+                "--counters",
+                "instructions",
+                "--json",
+                json.to_str().unwrap(),
+                "misbehave",
+                "k3",
+                "sort_fixed",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        let r = report(&json);
+        let bad = r.bench("sim-fixture/misbehave").unwrap();
+        assert_eq!(bad.outcome, outcome, "{}", text(&out));
+        let error = bad.error.as_deref().unwrap();
+        assert!(error.contains(says), "{error}");
+        if variant == "abort" {
+            // The end of the process's own output comes with it.
+            assert!(error.contains("the fixture aborts now"), "{error}");
+        }
+        for id in [
+            "sim-fixture/k3",
+            "sim-fixture/k37",
+            "sim-fixture/sort_fixed",
+        ] {
+            assert_eq!(r.bench(id).unwrap().outcome, Outcome::Measured, "{id}");
+        }
+        assert_exact(&r, "sim-fixture/k3", "instructions", 3.0);
+    }
+}
+
+#[test]
+fn usage_and_environment_errors_exit_2_with_what_to_do() {
+    if !valgrind_here() {
+        return;
+    }
+    let s = Scratch::new("errors");
+    let exe = s.copy("base");
+    // Valgrind not on PATH.
+    let out = Command::new(&exe)
+        .args(["--bench", "--simulate", "k3"])
+        .env("CARGO_TARGET_DIR", s.dir.join("target"))
+        .env("PATH", s.dir.join("nothing-here"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Valgrind is not on PATH") && stderr.contains("apt-get install valgrind"),
+        "{stderr}"
+    );
+    // A counter that is not simulated.
+    let out = s.run(
+        &exe,
+        &["--simulate", "--counters", "instructions,wall-time"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`wall-time` is not simulated"));
+    // --simulate with --paired.
+    let out = s.run(&exe, &["--simulate", "--paired", "main"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    // The child's flag outside Valgrind.
+    let out = s.run(
+        &exe,
+        &[
+            "--perfbench-simulated",
+            s.dir.to_str().unwrap(),
+            "--exact",
+            "sim-fixture/k3",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run with --simulate instead"));
+}
