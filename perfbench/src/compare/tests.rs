@@ -521,3 +521,63 @@ fn simulated_counts_flag_one_count_and_never_identical_ones() {
     let cmp = compare(&side(base), &side(slower), &Settings::default()).unwrap();
     assert_eq!(counter(&cmp, &id, name).verdict(), Some(Verdict::Regressed));
 }
+
+#[test]
+fn simulated_reports_render_like_any_other() {
+    let id = synthetic_report().benchmarks[0].id.clone();
+    let base = simulated_rounds("instructions", &[4099.0; 5]);
+    let new = simulated_rounds("instructions", &[4100.0; 5]);
+    let cmp = compare(
+        &side(base.clone()),
+        &side(new.clone()),
+        &Settings::default(),
+    )
+    .unwrap();
+    for out in [
+        comparison::text(&cmp, false),
+        comparison::markdown(&cmp),
+        comparison::json(&cmp),
+    ] {
+        assert!(out.contains(&id), "{out}");
+        assert!(out.contains("regressed"), "{out}");
+    }
+    let bmf = crate::report::bmf::bmf(&new);
+    assert!(
+        bmf.contains(&id) && bmf.contains("\"instructions\""),
+        "{bmf}"
+    );
+    assert!(bmf.contains("4100"), "{bmf}");
+}
+
+#[test]
+fn another_simulator_is_a_fingerprint_difference() {
+    let sim = |version: &str| {
+        let mut r = simulated(synthetic_report());
+        r.machine.simulator = Some(crate::model::Simulator {
+            tool: "callgrind".into(),
+            version: version.into(),
+            cache: "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64".into(),
+        });
+        r
+    };
+    let same = compare(
+        &side(sim("3.19.0")),
+        &side(sim("3.19.0")),
+        &Settings::default(),
+    )
+    .unwrap();
+    assert!(same.warnings.is_empty(), "{:?}", same.warnings);
+    let cmp = compare(
+        &side(sim("3.19.0")),
+        &side(sim("3.22.0")),
+        &Settings::default(),
+    )
+    .unwrap();
+    assert_eq!(cmp.warnings.len(), 1);
+    assert!(
+        cmp.warnings[0].contains("simulator: callgrind 3.19.0")
+            && cmp.warnings[0].contains("vs callgrind 3.22.0"),
+        "{}",
+        cmp.warnings[0]
+    );
+}

@@ -144,20 +144,27 @@ pub fn find_valgrind() -> Result<Valgrind, String> {
         .output()
         .map_err(|e| format!("cannot run {} --version: {e}", path.display()))?;
     let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let version = text.strip_prefix("valgrind-").unwrap_or(&text).to_owned();
+    let version = check_version(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Valgrind { path, version })
+}
+
+/// The version in `valgrind --version`'s answer (`valgrind-3.19.0` gives `3.19.0`), if it is at
+/// least [`MIN_VERSION`].
+fn check_version(answer: &str) -> Result<String, String> {
+    let version = answer
+        .strip_prefix("valgrind-")
+        .unwrap_or(answer)
+        .to_owned();
     let mut parts = version.split(|c: char| !c.is_ascii_digit());
     let number = |p: Option<&str>| p.and_then(|p| p.parse::<u32>().ok());
     match (number(parts.next()), number(parts.next())) {
-        (Some(major), Some(minor)) if (major, minor) >= MIN_VERSION => {
-            Ok(Valgrind { path, version })
-        }
+        (Some(major), Some(minor)) if (major, minor) >= MIN_VERSION => Ok(version),
         (Some(_), Some(_)) => Err(format!(
             "Valgrind {version} is too old: --simulate needs {}.{} or newer; {INSTALL_HINT}",
             MIN_VERSION.0, MIN_VERSION.1
         )),
         _ => Err(format!(
-            "{} --version answered {text:?}, not a Valgrind version",
-            path.display()
+            "`--version` answered {answer:?}, not a Valgrind version"
         )),
     }
 }
@@ -387,7 +394,12 @@ impl Dump {
             .copied()
             .filter(|e| !dump.events.iter().any(|d| d == e))
             .collect();
-        if !unexpected.is_empty() || !missing.is_empty() {
+        let repeated = dump
+            .events
+            .iter()
+            .enumerate()
+            .any(|(i, e)| dump.events[..i].contains(e));
+        if !unexpected.is_empty() || !missing.is_empty() || repeated {
             return err(format!(
                 "unexpected events `{}` (perfbench runs Callgrind with --cache-sim=yes \
                  --branch-sim=yes, which lists `{}`)",
@@ -482,6 +494,10 @@ mod tests {
                 file("1 2 3", "totals: 1\n").replace("Bim", "Bim sysTime"),
                 "unexpected events",
             ),
+            (
+                file("1 2 3", "totals: 1\n").replace("Bi Bim", "Bi Bim Ir"),
+                "unexpected events",
+            ),
             (file("1 x 3", "totals: 1\n"), "`x` is not a count"),
             (file("1 -2 3", "totals: 1\n"), "`-2` is not a count"),
             (
@@ -497,6 +513,24 @@ mod tests {
             let e = Dump::parse(text).unwrap_err().to_string();
             assert!(e.contains(wanted), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn valgrind_versions_are_checked() {
+        assert_eq!(check_version("valgrind-3.19.0").unwrap(), "3.19.0");
+        assert_eq!(check_version("valgrind-3.22.0.GIT").unwrap(), "3.22.0.GIT");
+        assert_eq!(check_version("valgrind-4.0").unwrap(), "4.0");
+        let old = check_version("valgrind-3.15.0").unwrap_err();
+        assert!(
+            old.contains("3.15.0 is too old") && old.contains("apt-get"),
+            "{old}"
+        );
+        assert!(check_version("")
+            .unwrap_err()
+            .contains("not a Valgrind version"));
+        assert!(check_version("bash: command not found")
+            .unwrap_err()
+            .contains("not a Valgrind version"));
     }
 
     #[test]

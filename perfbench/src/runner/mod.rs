@@ -243,7 +243,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     let sysfs = Sysfs::system();
     let machine = Machine::cached();
     let counting = if args.simulate {
-        match simulate::Simulate::prepare(args, &chosen) {
+        match simulate::Simulate::prepare(args) {
             Ok(sim) => Counting::Simulated(sim),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -260,7 +260,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         }
     };
     let config = match &counting {
-        Counting::Simulated(sim) => sim.config(args),
+        Counting::Simulated(sim) => sim.config(),
         Counting::Counted(c) => run_config(args, c.cli_events.as_ref().unwrap_or(&c.defaults)),
     };
     let store = Store::new(output_dir());
@@ -309,7 +309,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     let (results, simulator) = match &counting {
         Counting::Simulated(sim) => {
             let bar = Progress::new(chosen.len() as u64);
-            let results = sim.measure(suite, &chosen, args, &bar, &mut finished);
+            let results = sim.measure(suite, &chosen, &bar, &mut finished);
             bar.finish_and_clear();
             (results, Some(sim.simulator()))
         }

@@ -128,7 +128,7 @@ impl Simulate {
     /// Checks that this build and machine can simulate (the target has client requests,
     /// Valgrind is installed and recent enough) and that `--counters` names simulated
     /// counters. The error says what to do.
-    pub fn prepare(args: &Args, _chosen: &[Planned]) -> Result<Simulate, String> {
+    pub fn prepare(args: &Args) -> Result<Simulate, String> {
         if !callgrind::SUPPORTED {
             return Err(format!(
                 "--simulate needs an x86_64 or aarch64 build (Valgrind's client requests); this \
@@ -158,7 +158,7 @@ impl Simulate {
     }
 
     /// The run's settings, for the report: one sample per round, no times.
-    pub fn config(&self, _args: &Args) -> Config {
+    pub fn config(&self) -> Config {
         Config {
             sample_size: self.rounds,
             warm_up_time: 0.0,
@@ -218,7 +218,6 @@ impl Simulate {
         &self,
         suite: &str,
         chosen: &[Planned],
-        _args: &Args,
         bar: &Progress,
         finished: &mut dyn FnMut(&Planned, &mut Benchmark, &Progress),
     ) -> Vec<Benchmark> {
