@@ -47,7 +47,7 @@ pub mod __private {
 
 pub use counters::{Counters, Source};
 pub use events::Event;
-pub use harness::Bencher;
+pub use harness::{BatchSize, Bencher};
 pub use model::Throughput;
 pub use perfbench_macros::perfbench;
 pub use std::hint::black_box;

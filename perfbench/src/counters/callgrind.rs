@@ -25,6 +25,8 @@ use std::process::{Command, Stdio};
 
 /// Callgrind's client request codes (`callgrind.h`): `VG_USERREQ_TOOL_BASE('C', 'T')` + k.
 const CALLGRIND_BASE: u64 = ((b'C' as u64) << 24) | ((b'T' as u64) << 16);
+/// `VG_USERREQ__ZERO_STATS`.
+const ZERO_STATS: u64 = CALLGRIND_BASE + 1;
 /// `VG_USERREQ__TOGGLE_COLLECT`.
 const TOGGLE_COLLECT: u64 = CALLGRIND_BASE + 2;
 /// `VG_USERREQ__DUMP_STATS_AT`.
@@ -105,11 +107,66 @@ pub fn running_on_valgrind() -> bool {
     client_request(RUNNING_ON_VALGRIND, 0) != 0
 }
 
+/// The argument block of `TOGGLE_COLLECT`: constant, so it is a static, and the request is one
+/// `asm!` block of a fixed length (no stores the compiler could schedule differently from one
+/// bracket to the next: the instructions of the request inside a collected region are the same
+/// in every body).
+static TOGGLE_ARGS: [u64; 6] = [TOGGLE_COLLECT, 0, 0, 0, 0, 0];
+
 /// Turns Callgrind's cost collection on if it is off, off if it is on. A no-op outside
-/// Valgrind.
+/// Valgrind: a fixed sequence that changes nothing but scratch registers and flags (x86_64:
+/// `lea`, `xor`, four `rol`, `xchg`; aarch64: `adrp`, `add`, `mov`, four `ror`, `orr`).
 #[inline(always)]
 pub fn toggle_collect() {
-    client_request(TOGGLE_COLLECT, 0);
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as `request_block`: the rotations restore rdi, `xchg rbx, rbx` is a no-op, and
+    // natively only rax, rdx, rdi (declared) and flags change. Under Valgrind it reads the
+    // static block TOGGLE_ARGS (valid forever, never written) and writes its answer to rdx.
+    unsafe {
+        std::arch::asm!(
+            "lea rax, [rip + {args}]",
+            "xor edx, edx",
+            "rol rdi, 3",
+            "rol rdi, 13",
+            "rol rdi, 61",
+            "rol rdi, 51",
+            "xchg rbx, rbx",
+            args = sym TOGGLE_ARGS,
+            out("rax") _,
+            out("rdx") _,
+            out("rdi") _,
+            options(nostack),
+        );
+    }
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: as `request_block`: the rotations restore x12 and `orr x10, x10, x10` is a no-op;
+    // natively only x3, x4 and x12 (declared) change. Under Valgrind it reads the static block
+    // TOGGLE_ARGS (valid forever, never written) and writes its answer to x3.
+    unsafe {
+        std::arch::asm!(
+            "adrp x4, {args}",
+            "add x4, x4, :lo12:{args}",
+            "mov x3, #0",
+            "ror x12, x12, #3",
+            "ror x12, x12, #13",
+            "ror x12, x12, #51",
+            "ror x12, x12, #61",
+            "orr x10, x10, x10",
+            args = sym TOGGLE_ARGS,
+            out("x3") _,
+            out("x4") _,
+            out("x12") _,
+            options(nostack),
+        );
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let _ = &TOGGLE_ARGS;
+}
+
+/// Zeroes Callgrind's costs collected since the last dump (what a warm-up region collected).
+/// A no-op outside Valgrind.
+pub fn zero_stats() {
+    client_request(ZERO_STATS, 0);
 }
 
 /// Makes Callgrind write the costs collected since the last dump to a new dump file whose
@@ -549,6 +606,7 @@ mod tests {
         assert!(!running_on_valgrind());
         toggle_collect();
         toggle_collect();
+        zero_stats();
         dump_stats_at(c"perfbench-test");
     }
 }

@@ -7,7 +7,8 @@
 
 use std::hint::black_box;
 
-use super::sampler::{Body, Sampler};
+use super::sampler::{Body, Brackets, Sampler};
+use super::simulate::SimBracket;
 use crate::model::Throughput;
 
 /// Drives the code under measurement. A benchmark that takes `&mut Bencher` calls one of its
@@ -115,19 +116,36 @@ impl Bencher {
         }
     }
 
-    /// Measures `routine` on fresh inputs made by `setup`. Each call is bracketed on its own:
-    /// neither `setup` nor dropping the output is counted.
-    ///
-    /// Per-call bracketing costs two counter reads per iteration. With the fast path that is a
-    /// few dozen instructions; with the `read(2)` fallback it is two system calls (about a
-    /// microsecond on a VM), which calibration subtracts but which adds noise to routines much
-    /// shorter than that.
+    /// Measures `routine` on fresh inputs made by `setup`; neither `setup` nor dropping the
+    /// inputs and outputs is counted. How many prepared inputs share one bracket is chosen
+    /// from the warm-up ([`BatchSize::Auto`]): a routine that takes less than about 10 us runs
+    /// in batches whose inputs are made beforehand, so the bracket's own cost (two counter
+    /// reads, a few dozen instructions with the fast path, two system calls with `read(2)`)
+    /// is spread over the batch instead of burying a routine of a few nanoseconds; a longer
+    /// one is bracketed call by call. [`iter_batched_with`](Self::iter_batched_with) sets the
+    /// batch size as criterion's `BatchSize` does.
     ///
     /// ```
     /// # let mut b = perfbench::Bencher::smoke_test();
     /// b.iter_batched(|| vec![3u32, 1, 2], |mut v| v.sort_unstable());
     /// ```
     pub fn iter_batched<I, O, S, R>(&mut self, setup: S, routine: R)
+    where
+        S: FnMut() -> I,
+        R: FnMut(I) -> O,
+    {
+        self.iter_batched_with(setup, routine, BatchSize::Auto);
+    }
+
+    /// [`iter_batched`](Self::iter_batched) with the inputs per bracket set by `size`
+    /// (criterion's `iter_batched(setup, routine, BatchSize::SmallInput)`).
+    ///
+    /// ```
+    /// use perfbench::BatchSize;
+    /// # let mut b = perfbench::Bencher::smoke_test();
+    /// b.iter_batched_with(|| vec![3u32, 1, 2], |mut v| v.sort_unstable(), BatchSize::SmallInput);
+    /// ```
+    pub fn iter_batched_with<I, O, S, R>(&mut self, setup: S, routine: R, size: BatchSize)
     where
         S: FnMut() -> I,
         R: FnMut(I) -> O,
@@ -141,10 +159,15 @@ impl Bencher {
             }
             Mode::Measure(sampler) => {
                 sampler.run(
-                    &mut Batched { setup, routine },
+                    &mut Batched {
+                        setup,
+                        routine,
+                        size: Batching::new(size),
+                    },
                     &mut Batched {
                         setup: || (),
                         routine: |x: ()| x,
+                        size: Batching::new(size),
                     },
                 );
             }
@@ -154,13 +177,28 @@ impl Bencher {
     /// Like [`iter_batched`](Self::iter_batched), but `routine` borrows each input mutably
     /// (criterion's `iter_batched_ref`): neither `setup`, nor dropping the output, nor dropping
     /// the input afterwards is counted. For inputs that are costly to drop, or routines that
-    /// work in place.
+    /// work in place. Batches are chosen as for `iter_batched`.
     ///
     /// ```
     /// # let mut b = perfbench::Bencher::smoke_test();
     /// b.iter_batched_ref(|| vec![3u32, 1, 2], |v| v.sort_unstable());
     /// ```
     pub fn iter_batched_ref<I, O, S, R>(&mut self, setup: S, routine: R)
+    where
+        S: FnMut() -> I,
+        R: FnMut(&mut I) -> O,
+    {
+        self.iter_batched_ref_with(setup, routine, BatchSize::Auto);
+    }
+
+    /// [`iter_batched_ref`](Self::iter_batched_ref) with the inputs per bracket set by `size`.
+    ///
+    /// ```
+    /// use perfbench::BatchSize;
+    /// # let mut b = perfbench::Bencher::smoke_test();
+    /// b.iter_batched_ref_with(|| vec![3u32, 1, 2], |v| v.sort_unstable(), BatchSize::PerIteration);
+    /// ```
+    pub fn iter_batched_ref_with<I, O, S, R>(&mut self, setup: S, routine: R, size: BatchSize)
     where
         S: FnMut() -> I,
         R: FnMut(&mut I) -> O,
@@ -174,10 +212,15 @@ impl Bencher {
             }
             Mode::Measure(sampler) => {
                 sampler.run(
-                    &mut BatchedRef { setup, routine },
+                    &mut BatchedRef {
+                        setup,
+                        routine,
+                        size: Batching::new(size),
+                    },
                     &mut BatchedRef {
                         setup: || (),
                         routine: |x: &mut ()| *x,
+                        size: Batching::new(size),
                     },
                 );
             }
@@ -222,9 +265,9 @@ pub use super::sampler::Meter;
 /// `iter`: `n` calls between one pair of reads.
 struct Loop<R>(R);
 
-impl<O, R: FnMut() -> O> Body for Loop<R> {
-    #[inline(never)]
-    fn run(&mut self, n: u64, meter: &mut Meter<'_>) {
+impl<O, R: FnMut() -> O> Loop<R> {
+    #[inline(always)]
+    fn measure(&mut self, n: u64, meter: &mut impl Brackets) {
         let routine = &mut self.0;
         meter.start();
         for _ in 0..n {
@@ -234,42 +277,219 @@ impl<O, R: FnMut() -> O> Body for Loop<R> {
     }
 }
 
-/// `iter_batched`: a pair of reads around each call.
+impl<O, R: FnMut() -> O> Body for Loop<R> {
+    #[inline(never)]
+    fn run(&mut self, n: u64, meter: &mut Meter<'_>) {
+        self.measure(n, meter);
+    }
+
+    #[inline(never)]
+    fn run_simulated(&mut self, n: u64) -> u64 {
+        let mut bracket = SimBracket::default();
+        self.measure(n, &mut bracket);
+        bracket.pairs()
+    }
+}
+
+/// How many inputs [`Bencher::iter_batched_with`] and [`Bencher::iter_batched_ref_with`]
+/// prepare before one bracket: the inputs of a batch are all made (uncounted), then the routine
+/// runs on each inside one bracket, then the outputs and inputs are dropped (uncounted). Larger
+/// batches spread the bracket's cost over more calls but hold more inputs in memory at once.
+/// The variants other than `Auto` are criterion's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BatchSize {
+    /// Chosen from the warm-up's time per iteration (setup, routine and drops together): about
+    /// [`AUTO_BATCH_NS`] of them per batch, at most [`MAX_AUTO_BATCH`]; one per bracket for
+    /// iterations that take longer than half of that.
+    #[default]
+    Auto,
+    /// Ten batches per sample (inputs that are cheap to hold in memory).
+    SmallInput,
+    /// A thousand batches per sample (inputs too large to hold many of).
+    LargeInput,
+    /// One input per bracket.
+    PerIteration,
+    /// This many batches per sample.
+    NumBatches(u64),
+    /// This many inputs per batch.
+    NumIterations(u64),
+}
+
+/// [`BatchSize::Auto`]'s target time for one batch, nanoseconds.
+pub const AUTO_BATCH_NS: f64 = 20_000.0;
+
+/// [`BatchSize::Auto`]'s largest batch.
+pub const MAX_AUTO_BATCH: u64 = 4096;
+
+impl BatchSize {
+    /// The batch `Auto` chooses for iterations of `ns_per_iter` nanoseconds.
+    pub fn auto(ns_per_iter: f64) -> u64 {
+        let fast = ns_per_iter > 0.0 && ns_per_iter * 2.0 < AUTO_BATCH_NS;
+        if !fast {
+            return 1;
+        }
+        ((AUTO_BATCH_NS / ns_per_iter).ceil() as u64).clamp(1, MAX_AUTO_BATCH)
+    }
+}
+
+/// A batched body's batch size: the user's choice, and `Auto`'s once planned.
+#[derive(Clone, Copy, Debug)]
+struct Batching {
+    size: BatchSize,
+    /// `Auto`'s batch (1 until the warm-up planned it).
+    planned: u64,
+}
+
+impl Batching {
+    fn new(size: BatchSize) -> Batching {
+        Batching { size, planned: 1 }
+    }
+
+    /// Inputs per bracket in a run of `n` iterations.
+    fn batch(&self, n: u64) -> u64 {
+        let n = n.max(1);
+        let per = match self.size {
+            BatchSize::Auto => self.planned,
+            BatchSize::SmallInput => n.div_ceil(10),
+            BatchSize::LargeInput => n.div_ceil(1000),
+            BatchSize::PerIteration => 1,
+            BatchSize::NumBatches(k) => n.div_ceil(k.max(1)),
+            BatchSize::NumIterations(k) => k,
+        };
+        per.clamp(1, n)
+    }
+
+    fn plan(&mut self, ns_per_iter: f64) -> Option<u64> {
+        (self.size == BatchSize::Auto).then(|| {
+            self.planned = BatchSize::auto(ns_per_iter);
+            self.planned
+        })
+    }
+}
+
+/// `iter_batched`: each batch's inputs made first, then one pair of reads around the routine's
+/// calls on them (one call per pair for a batch of 1).
 struct Batched<S, R> {
     setup: S,
     routine: R,
+    size: Batching,
 }
 
 impl<I, O, S: FnMut() -> I, R: FnMut(I) -> O> Body for Batched<S, R> {
     #[inline(never)]
     fn run(&mut self, n: u64, meter: &mut Meter<'_>) {
-        for _ in 0..n {
-            let input = black_box((self.setup)());
+        self.measure(n, meter);
+    }
+
+    #[inline(never)]
+    fn run_simulated(&mut self, n: u64) -> u64 {
+        let mut bracket = SimBracket::default();
+        self.measure(n, &mut bracket);
+        bracket.pairs()
+    }
+
+    fn plan_batch(&mut self, ns_per_iter: f64) -> Option<u64> {
+        self.size.plan(ns_per_iter)
+    }
+
+    fn use_batch(&mut self, batch: u64) {
+        self.size.planned = batch;
+    }
+}
+
+impl<I, O, S: FnMut() -> I, R: FnMut(I) -> O> Batched<S, R> {
+    #[inline(always)]
+    fn measure(&mut self, n: u64, meter: &mut impl Brackets) {
+        let batch = self.size.batch(n);
+        if batch == 1 {
+            for _ in 0..n {
+                let input = black_box((self.setup)());
+                meter.start();
+                let output = (self.routine)(input);
+                meter.stop();
+                drop(black_box(output));
+            }
+            return;
+        }
+        let mut inputs: Vec<I> = Vec::with_capacity(batch as usize);
+        let mut outputs: Vec<O> = Vec::with_capacity(batch as usize);
+        let mut left = n;
+        while left > 0 {
+            let k = batch.min(left);
+            inputs.extend((0..k).map(|_| (self.setup)()));
+            let inputs = black_box(&mut inputs);
             meter.start();
-            let output = (self.routine)(input);
+            // `drain` leaves the buffer allocated: nothing is freed inside the bracket.
+            for input in inputs.drain(..) {
+                outputs.push((self.routine)(input));
+            }
             meter.stop();
-            drop(black_box(output));
+            black_box(&mut outputs).clear();
+            left -= k;
         }
     }
 }
 
-/// `iter_batched_ref`: as [`Batched`], the routine borrowing the input; the input is dropped
-/// after the bracket, with the output.
+/// `iter_batched_ref`: as [`Batched`], the routine borrowing the inputs; the inputs are
+/// dropped after the bracket, with the outputs.
 struct BatchedRef<S, R> {
     setup: S,
     routine: R,
+    size: Batching,
 }
 
 impl<I, O, S: FnMut() -> I, R: FnMut(&mut I) -> O> Body for BatchedRef<S, R> {
     #[inline(never)]
     fn run(&mut self, n: u64, meter: &mut Meter<'_>) {
-        for _ in 0..n {
-            let mut input = black_box((self.setup)());
+        self.measure(n, meter);
+    }
+
+    #[inline(never)]
+    fn run_simulated(&mut self, n: u64) -> u64 {
+        let mut bracket = SimBracket::default();
+        self.measure(n, &mut bracket);
+        bracket.pairs()
+    }
+
+    fn plan_batch(&mut self, ns_per_iter: f64) -> Option<u64> {
+        self.size.plan(ns_per_iter)
+    }
+
+    fn use_batch(&mut self, batch: u64) {
+        self.size.planned = batch;
+    }
+}
+
+impl<I, O, S: FnMut() -> I, R: FnMut(&mut I) -> O> BatchedRef<S, R> {
+    #[inline(always)]
+    fn measure(&mut self, n: u64, meter: &mut impl Brackets) {
+        let batch = self.size.batch(n);
+        if batch == 1 {
+            for _ in 0..n {
+                let mut input = black_box((self.setup)());
+                meter.start();
+                let output = (self.routine)(&mut input);
+                meter.stop();
+                drop(black_box(output));
+                drop(input);
+            }
+            return;
+        }
+        let mut inputs: Vec<I> = Vec::with_capacity(batch as usize);
+        let mut outputs: Vec<O> = Vec::with_capacity(batch as usize);
+        let mut left = n;
+        while left > 0 {
+            let k = batch.min(left);
+            inputs.extend((0..k).map(|_| (self.setup)()));
+            let inputs = black_box(&mut inputs);
             meter.start();
-            let output = (self.routine)(&mut input);
+            for input in inputs.iter_mut() {
+                outputs.push((self.routine)(input));
+            }
             meter.stop();
-            drop(black_box(output));
-            drop(input);
+            black_box(&mut outputs).clear();
+            inputs.clear();
+            left -= k;
         }
     }
 }
@@ -293,7 +513,87 @@ impl Body for Bracket {
         meter.stop();
     }
 
+    #[inline(never)]
+    fn run_simulated(&mut self, _n: u64) -> u64 {
+        let mut bracket = SimBracket::default();
+        bracket.start();
+        bracket.stop();
+        bracket.pairs()
+    }
+
     fn per_pair(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    #[test]
+    fn auto_batches_spread_the_bracket_over_short_iterations() {
+        assert_eq!(BatchSize::auto(20.0), 1000);
+        assert_eq!(BatchSize::auto(0.5), MAX_AUTO_BATCH);
+        assert_eq!(BatchSize::auto(9_000.0), 3);
+        // Iterations of half the target or more, and nonsense, are bracketed one by one.
+        assert_eq!(BatchSize::auto(10_000.0), 1);
+        assert_eq!(BatchSize::auto(1e9), 1);
+        assert_eq!(BatchSize::auto(0.0), 1);
+        assert_eq!(BatchSize::auto(f64::NAN), 1);
+    }
+
+    #[test]
+    fn criterions_sizes_divide_the_sample_as_criterion_does() {
+        let at = |size, n| Batching::new(size).batch(n);
+        assert_eq!(at(BatchSize::SmallInput, 95), 10);
+        assert_eq!(at(BatchSize::LargeInput, 95), 1);
+        assert_eq!(at(BatchSize::LargeInput, 5000), 5);
+        assert_eq!(at(BatchSize::PerIteration, 95), 1);
+        assert_eq!(at(BatchSize::NumBatches(4), 10), 3);
+        assert_eq!(at(BatchSize::NumIterations(64), 10), 10);
+        assert_eq!(at(BatchSize::NumIterations(0), 10), 1);
+        // Auto: 1 until planned, then the plan.
+        let mut auto = Batching::new(BatchSize::Auto);
+        assert_eq!(auto.batch(100), 1);
+        assert_eq!(auto.plan(40.0), Some(500));
+        assert_eq!(auto.batch(100), 100);
+        assert_eq!(auto.batch(1000), 500);
+        assert_eq!(Batching::new(BatchSize::SmallInput).plan(40.0), None);
+    }
+
+    /// A batched body's events, in order: `s` setup, `r` routine, `d` output dropped.
+    fn batched_events(size: BatchSize, n: u64) -> (String, u64) {
+        let log = Rc::new(RefCell::new(String::new()));
+        struct Out(Rc<RefCell<String>>);
+        impl Drop for Out {
+            fn drop(&mut self) {
+                self.0.borrow_mut().push('d');
+            }
+        }
+        let (l1, l2) = (log.clone(), log.clone());
+        let mut body = Batched {
+            setup: move || l1.borrow_mut().push('s'),
+            routine: move |()| {
+                l2.borrow_mut().push('r');
+                Out(l2.clone())
+            },
+            size: Batching::new(size),
+        };
+        let mut meter = Meter::idle();
+        body.run(n, &mut meter);
+        let events = log.borrow().clone();
+        (events, meter.pairs())
+    }
+
+    #[test]
+    fn a_batch_makes_its_inputs_first_and_drops_its_outputs_after_the_bracket() {
+        let (events, pairs) = batched_events(BatchSize::NumIterations(4), 10);
+        assert_eq!(events, "ssssrrrrddddssssrrrrddddssrrdd");
+        assert_eq!(pairs, 3);
+        let (events, pairs) = batched_events(BatchSize::PerIteration, 3);
+        assert_eq!(events, "srdsrdsrd");
+        assert_eq!(pairs, 3);
     }
 }

@@ -9,5 +9,5 @@ pub mod entry;
 pub mod sampler;
 pub mod simulate;
 
-pub use bencher::{Bencher, Meter};
+pub use bencher::{BatchSize, Bencher, Meter};
 pub use entry::{Entry, Options, Throughput};

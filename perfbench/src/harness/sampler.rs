@@ -239,16 +239,60 @@ impl<'a> Meter<'a> {
     }
 }
 
+/// A bracket around measured code: a [`Meter`], or, under Callgrind, the collection toggle
+/// ([`SimBracket`](super::simulate::SimBracket)). The harness's bodies are generic over it, so
+/// each kind of bracket is compiled into the body without a run-time choice.
+pub(crate) trait Brackets {
+    /// Starts a measured stretch.
+    fn start(&mut self);
+    /// Ends it.
+    fn stop(&mut self);
+}
+
+impl Brackets for Meter<'_> {
+    #[inline(always)]
+    fn start(&mut self) {
+        Meter::start(self);
+    }
+
+    #[inline(always)]
+    fn stop(&mut self) {
+        Meter::stop(self);
+    }
+}
+
 /// Code the sampler runs `n` times inside a [`Meter`].
 pub(crate) trait Body {
     /// Runs `n` iterations, bracketing what counts with `meter`.
     fn run(&mut self, n: u64, meter: &mut Meter<'_>);
+
+    /// Runs `n` iterations under Callgrind, the brackets turning collection on and off; returns
+    /// the start/stop pairs made. By default through a simulating [`Meter`] (`iter_custom`'s
+    /// user code takes a `Meter`); the harness's own bodies use the branch-free
+    /// [`SimBracket`](super::simulate::SimBracket).
+    fn run_simulated(&mut self, n: u64) -> u64 {
+        let mut meter = Meter::simulating();
+        self.run(n, &mut meter);
+        meter.pairs()
+    }
 
     /// `true` for a calibration body that brackets once whatever `n` is: its overhead is per
     /// start/stop pair, not per sample.
     fn per_pair(&self) -> bool {
         false
     }
+
+    /// A batched body whose batch size is chosen from the warm-up ([`BatchSize::Auto`]):
+    /// chooses it from the time per iteration and returns it; `None` for other bodies.
+    ///
+    /// [`BatchSize::Auto`]: super::bencher::BatchSize::Auto
+    fn plan_batch(&mut self, _ns_per_iter: f64) -> Option<u64> {
+        None
+    }
+
+    /// Uses `batch` inputs per bracket (a batch planned in an earlier round, or the measured
+    /// body's, for its calibration body).
+    fn use_batch(&mut self, _batch: u64) {}
 }
 
 /// Where a measurement is, for progress displays.
@@ -296,6 +340,9 @@ pub struct Sampler {
     remote: Option<Box<dyn Remote>>,
     /// Under Callgrind (`--simulate`): the simulated samples (see [`simulate`](super::simulate)).
     simulation: Option<Simulation>,
+    /// A batched body's inputs per bracket, planned in the first round (see
+    /// [`BatchSize::Auto`](super::bencher::BatchSize::Auto)).
+    batch: Option<u64>,
 }
 
 impl fmt::Debug for Sampler {
@@ -321,6 +368,7 @@ impl Sampler {
             on_note: None,
             remote: None,
             simulation: None,
+            batch: None,
         }
     }
 
@@ -452,12 +500,20 @@ impl Sampler {
         let passes = self.counters.passes();
         let all = match &self.iterations {
             Some(all) => {
+                if let Some(batch) = self.batch {
+                    body.use_batch(batch);
+                    empty.use_batch(batch);
+                }
                 // Warm the caches and predictors again after the other benchmarks' rounds.
                 warm_up(body, later_warm_up_ns(&self.plan));
                 all.clone()
             }
             None => {
                 let ns_per_iter = warm_up(body, first_warm_up_ns(&self.plan));
+                if let Some(batch) = body.plan_batch(ns_per_iter) {
+                    empty.use_batch(batch);
+                    self.batch = Some(batch);
+                }
                 let all = plan_iterations(&self.plan, ns_per_iter, passes.len());
                 if let Some(note) = overrun_note(&self.plan, &all, ns_per_iter, passes.len()) {
                     if let Some(f) = self.on_note.as_mut() {
@@ -538,7 +594,11 @@ impl Sampler {
         empty: &mut dyn Body,
         remote: &mut dyn Remote,
     ) -> Result<Measured, String> {
-        remote.ready(warm_up(body, self.plan.warm_up_ns))?;
+        let ns_per_iter = warm_up(body, self.plan.warm_up_ns);
+        if let Some(batch) = body.plan_batch(ns_per_iter) {
+            empty.use_batch(batch);
+        }
+        remote.ready(ns_per_iter)?;
         let passes = self.counters.passes();
         let mut states: Vec<PassState> = passes.iter().map(|_| PassState::default()).collect();
         let mut iterations = Vec::new();

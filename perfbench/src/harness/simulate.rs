@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 use serde_derive::{Deserialize, Serialize};
 
-use super::sampler::{Body, Meter};
+use super::sampler::{Body, Brackets, Meter};
 use crate::counters::callgrind::{self, Dump};
 
 /// About this many instructions per sample's `n` iterations.
@@ -38,6 +38,34 @@ pub const MAX_ITERATIONS: u64 = 1 << 20;
 /// The file Callgrind writes dumps to (`--callgrind-out-file`, in the benchmark's directory):
 /// dump `k` of the process (from 1) goes to `cg.out.k`.
 pub const DUMP_FILE: &str = "cg.out";
+
+/// The bracket of the harness's own bodies under Callgrind: turns collection on at
+/// [`start`](Brackets::start) and off at [`stop`](Brackets::stop), nothing else, so the
+/// collected region holds the body and the request sequences' fixed instructions only.
+#[derive(Debug, Default)]
+pub(crate) struct SimBracket {
+    pairs: u64,
+}
+
+impl SimBracket {
+    /// The start/stop pairs made.
+    pub(crate) fn pairs(&self) -> u64 {
+        self.pairs
+    }
+}
+
+impl Brackets for SimBracket {
+    #[inline(always)]
+    fn start(&mut self) {
+        callgrind::toggle_collect();
+    }
+
+    #[inline(always)]
+    fn stop(&mut self) {
+        callgrind::toggle_collect();
+        self.pairs += 1;
+    }
+}
 
 /// One collected region: which dump holds it, and what ran in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,7 +160,11 @@ impl Simulation {
                 n
             }
         };
-        body.run(1, &mut Meter::idle());
+        // Warm-up: one collected run of each (caches, branch predictor and the bracket's own
+        // code warm for both), then discarded.
+        body.run_simulated(1);
+        empty.run_simulated(1);
+        callgrind::zero_stats();
         let body_regions = [self.region(body, n)?, self.region(body, 2 * n)?];
         let empty_regions = [self.region(empty, n)?, self.region(empty, 2 * n)?];
         self.samples.push(SimSample {
@@ -146,9 +178,7 @@ impl Simulation {
 
     /// Runs `body` for `n` iterations with collection on inside its brackets, and dumps.
     fn region(&mut self, body: &mut dyn Body, n: u64) -> Result<Region, String> {
-        let mut meter = Meter::simulating();
-        body.run(n, &mut meter);
-        let pairs = meter.pairs();
+        let pairs = body.run_simulated(n);
         Ok(Region {
             dump: self.dump()?,
             iterations: n,

@@ -17,8 +17,9 @@
 //! measure of its own name, which Bencher creates on first use. Benchmarks that panicked,
 //! failed or were only tested, and counters without an estimate, are left out.
 
-use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
+// The traits from `serde::ser`, the derive from `serde_derive`: `serde::Serialize` is also the
+// derive macro when anything in the build enables serde's `derive` feature, and would clash.
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_derive::Serialize;
 
 use crate::model::{Outcome, Report};
