@@ -743,9 +743,10 @@ impl<'a> InFlight<'a> {
         let counters: Vec<CounterResult> = measured
             .into_iter()
             .map(|c| CounterResult {
-                estimate: stats::estimate(
+                estimate: stats::estimate_rounds(
                     &c.per_iteration,
                     linear.then_some(c.iterations.as_slice()),
+                    &c.rounds,
                     &cfg,
                 ),
                 ..c

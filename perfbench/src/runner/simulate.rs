@@ -365,7 +365,7 @@ impl Simulate {
         let counters: Vec<CounterResult> = counters
             .into_iter()
             .map(|c| CounterResult {
-                estimate: stats::estimate(&c.per_iteration, None, &cfg),
+                estimate: stats::estimate_rounds(&c.per_iteration, None, &c.rounds, &cfg),
                 ..c
             })
             .collect();

@@ -127,7 +127,8 @@ pub struct Estimate {
     #[serde(with = "crate::json_fields::nullable")]
     #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub mad: f64,
-    /// The lower bound of the bootstrap confidence interval of [`point`](Self::point).
+    /// The lower bound of the bootstrap confidence interval of [`point`](Self::point) (with
+    /// rounds, at least as wide as the interval of the round means: see [`estimate_rounds`]).
     #[serde(with = "crate::json_fields::nullable")]
     #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub ci_low: f64,
@@ -266,6 +267,45 @@ pub fn estimate(values: &[f64], iterations: Option<&[u64]>, cfg: &StatsConfig) -
     })
 }
 
+/// [`estimate`] of samples taken in rounds (`rounds[r]` samples in round `r`, in order): with
+/// at least 3 rounds, the interval is widened to hold the bootstrap interval of the mean of the
+/// round means too, so it shows the drift between the stretches of the run that the samples of
+/// one stretch cannot (an interval never claims more certainty than repeated measurement
+/// shows). With fewer rounds, or `rounds` not adding up to the samples, it is [`estimate`]'s.
+pub fn estimate_rounds(
+    values: &[f64],
+    iterations: Option<&[u64]>,
+    rounds: &[u32],
+    cfg: &StatsConfig,
+) -> Option<Estimate> {
+    let mut e = estimate(values, iterations, cfg)?;
+    let total: usize = rounds.iter().map(|&r| r as usize).sum();
+    if rounds.len() < 3 || total != values.len() {
+        return Some(e);
+    }
+    let mut start = 0;
+    let mut means = Vec::with_capacity(rounds.len());
+    for &r in rounds {
+        let round: Vec<f64> = values[start..start + r as usize]
+            .iter()
+            .copied()
+            .filter(|x| x.is_finite())
+            .collect();
+        start += r as usize;
+        if let Some(s) = Sample::new(&round) {
+            means.push(s.mean());
+        }
+    }
+    if let Some(s) = Sample::new(&means).filter(|_| means.len() >= 3) {
+        let ci = bootstrap::mean_ci(s, cfg);
+        if ci.low.is_finite() && ci.high.is_finite() {
+            e.ci_low = e.ci_low.min(ci.low);
+            e.ci_high = e.ci_high.max(ci.high);
+        }
+    }
+    Some(e)
+}
+
 /// The largest share of the samples that [`headline_samples`] leaves out: a tenth.
 ///
 /// Severe outliers from interruptions are rare (a few in 100 samples here). When more than a
@@ -312,6 +352,33 @@ fn within_fences(values: &[f64], percentiles: &Percentiles, tukey: &Tukey) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounds_that_drift_widen_the_interval_to_their_own() {
+        let cfg = StatsConfig::default();
+        // Four rounds of 25 samples, each tight around its own level: 100, 102, 98, 104.
+        let mut values = Vec::new();
+        for (r, level) in [100.0, 102.0, 98.0, 104.0].iter().enumerate() {
+            values.extend((0..25).map(|i| level + 0.01 * ((i * 7 + r) % 5) as f64));
+        }
+        let plain = estimate(&values, None, &cfg).unwrap();
+        let rounds = estimate_rounds(&values, None, &[25; 4], &cfg).unwrap();
+        assert_eq!(rounds.point, plain.point);
+        assert!(plain.ci_high - plain.ci_low < 2.0, "{plain:?}");
+        // The round means, 98 to 104, put the mean anywhere from about 99 to 103.
+        assert!(
+            rounds.ci_low < 100.0 && rounds.ci_high > 102.0,
+            "{rounds:?}"
+        );
+        assert!(rounds.ci_low <= plain.ci_low && rounds.ci_high >= plain.ci_high);
+        // Fewer than 3 rounds, or rounds that do not add up: the samples' interval.
+        assert_eq!(estimate_rounds(&values, None, &[50, 50], &cfg), Some(plain));
+        assert_eq!(estimate_rounds(&values, None, &[25; 3], &cfg), Some(plain));
+        // Rounds that agree leave it as it was, up to the bootstrap of their means.
+        let flat = vec![7.0; 40];
+        let e = estimate_rounds(&flat, None, &[10; 4], &cfg).unwrap();
+        assert_eq!((e.ci_low, e.ci_high), (7.0, 7.0));
+    }
     use rng::Rng;
 
     fn quick() -> StatsConfig {
