@@ -6,7 +6,9 @@
 //! something, and a dump it accepts must hold one value per expected event, and the values of
 //! the summary line as written: never a count the file does not say.
 
+mod support;
 use std::panic::{self, AssertUnwindSafe};
+use support::rng::Rng;
 
 use perfbench::counters::callgrind::{Dump, EVENTS};
 
@@ -51,22 +53,6 @@ fn=(1178) cgx::body
 
 totals: 508 2 2 0 0 0 0 0 0 101 9
 ";
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 const VALUES: &[&str] = &[
     "0",

@@ -6,9 +6,11 @@
 //! something, and a report it accepts must write a document that reads back and writes the same
 //! text again: `to_json(from_json(to_json(r))) == to_json(r)`.
 
+mod support;
 use std::fmt::Write as _;
 use std::panic::{self, AssertUnwindSafe};
 use std::time::Instant;
+use support::rng::Rng;
 
 use perfbench::model::json::{from_json, to_json};
 use perfbench::model::{
@@ -21,33 +23,6 @@ use perfbench::stats::{estimate, StatsConfig};
 const MUTANTS: usize = 4000;
 /// The seed of the mutation generator.
 const SEED: u64 = 0x5eed_0f7e_9027_a1b3;
-
-/// splitmix64: small, fast and good enough to pick mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// Uniform in `0..=n`.
-    fn upto(&mut self, n: usize) -> usize {
-        self.below(n + 1)
-    }
-
-    fn pick<'a, T: ?Sized>(&mut self, items: &[&'a T]) -> &'a T {
-        items[self.below(items.len())]
-    }
-}
 
 /// A report with every shape of the document: a measured benchmark with several counters (one
 /// multiplexed, one without samples, one with a comparison), a derived metric, NaN among the

@@ -517,6 +517,10 @@ fn simulated_counts_flag_one_count_and_never_identical_ones() {
     let drifted = simulated_rounds(name, &[1003.0, 1001.0, 1008.0, 1004.0, 1006.0]);
     let cmp = compare(&side(base.clone()), &side(drifted), &Settings::default()).unwrap();
     assert_eq!(counter(&cmp, &id, name).verdict(), Some(Verdict::Unchanged));
+    // Beyond the relative threshold (+0.6%) but within the rounds' spread (9): unchanged.
+    let within = simulated_rounds(name, &[1006.0, 1010.0, 1012.0, 1008.0, 1007.0]);
+    let cmp = compare(&side(base.clone()), &side(within), &Settings::default()).unwrap();
+    assert_eq!(counter(&cmp, &id, name).verdict(), Some(Verdict::Unchanged));
     let slower = simulated_rounds(name, &[1100.0, 1104.0, 1101.0, 1109.0, 1102.0]);
     let cmp = compare(&side(base), &side(slower), &Settings::default()).unwrap();
     assert_eq!(counter(&cmp, &id, name).verdict(), Some(Verdict::Regressed));

@@ -265,19 +265,24 @@ pub use super::sampler::Meter;
 /// `iter`: `n` calls between one pair of reads.
 struct Loop<R>(R);
 
-impl<O, R: FnMut() -> O> Loop<R> {
-    #[inline(always)]
-    fn measure(&mut self, n: u64, meter: &mut impl Brackets) {
-        let routine = &mut self.0;
-        meter.start();
-        for _ in 0..n {
-            black_box(routine());
-        }
-        meter.stop();
+/// The harness's own bodies: one measuring loop, generic over the bracket, compiled once for
+/// the [`Meter`] and once for the simulated bracket ([`SimBracket`]).
+trait Harnessed {
+    /// Runs `n` iterations inside `meter`'s brackets.
+    fn measure(&mut self, n: u64, meter: &mut impl Brackets);
+
+    /// The batch size, for batched bodies.
+    fn batching(&mut self) -> Option<&mut Batching> {
+        None
+    }
+
+    /// As [`Body::per_pair`].
+    fn per_pair(&self) -> bool {
+        false
     }
 }
 
-impl<O, R: FnMut() -> O> Body for Loop<R> {
+impl<T: Harnessed> Body for T {
     #[inline(never)]
     fn run(&mut self, n: u64, meter: &mut Meter<'_>) {
         self.measure(n, meter);
@@ -288,6 +293,32 @@ impl<O, R: FnMut() -> O> Body for Loop<R> {
         let mut bracket = SimBracket::default();
         self.measure(n, &mut bracket);
         bracket.pairs()
+    }
+
+    fn per_pair(&self) -> bool {
+        Harnessed::per_pair(self)
+    }
+
+    fn plan_batch(&mut self, ns_per_iter: f64) -> Option<u64> {
+        self.batching()?.plan(ns_per_iter)
+    }
+
+    fn use_batch(&mut self, batch: u64) {
+        if let Some(b) = self.batching() {
+            b.planned = batch;
+        }
+    }
+}
+
+impl<O, R: FnMut() -> O> Harnessed for Loop<R> {
+    #[inline(always)]
+    fn measure(&mut self, n: u64, meter: &mut impl Brackets) {
+        let routine = &mut self.0;
+        meter.start();
+        for _ in 0..n {
+            black_box(routine());
+        }
+        meter.stop();
     }
 }
 
@@ -375,29 +406,11 @@ struct Batched<S, R> {
     size: Batching,
 }
 
-impl<I, O, S: FnMut() -> I, R: FnMut(I) -> O> Body for Batched<S, R> {
-    #[inline(never)]
-    fn run(&mut self, n: u64, meter: &mut Meter<'_>) {
-        self.measure(n, meter);
+impl<I, O, S: FnMut() -> I, R: FnMut(I) -> O> Harnessed for Batched<S, R> {
+    fn batching(&mut self) -> Option<&mut Batching> {
+        Some(&mut self.size)
     }
 
-    #[inline(never)]
-    fn run_simulated(&mut self, n: u64) -> u64 {
-        let mut bracket = SimBracket::default();
-        self.measure(n, &mut bracket);
-        bracket.pairs()
-    }
-
-    fn plan_batch(&mut self, ns_per_iter: f64) -> Option<u64> {
-        self.size.plan(ns_per_iter)
-    }
-
-    fn use_batch(&mut self, batch: u64) {
-        self.size.planned = batch;
-    }
-}
-
-impl<I, O, S: FnMut() -> I, R: FnMut(I) -> O> Batched<S, R> {
     #[inline(always)]
     fn measure(&mut self, n: u64, meter: &mut impl Brackets) {
         let batch = self.size.batch(n);
@@ -438,29 +451,11 @@ struct BatchedRef<S, R> {
     size: Batching,
 }
 
-impl<I, O, S: FnMut() -> I, R: FnMut(&mut I) -> O> Body for BatchedRef<S, R> {
-    #[inline(never)]
-    fn run(&mut self, n: u64, meter: &mut Meter<'_>) {
-        self.measure(n, meter);
+impl<I, O, S: FnMut() -> I, R: FnMut(&mut I) -> O> Harnessed for BatchedRef<S, R> {
+    fn batching(&mut self) -> Option<&mut Batching> {
+        Some(&mut self.size)
     }
 
-    #[inline(never)]
-    fn run_simulated(&mut self, n: u64) -> u64 {
-        let mut bracket = SimBracket::default();
-        self.measure(n, &mut bracket);
-        bracket.pairs()
-    }
-
-    fn plan_batch(&mut self, ns_per_iter: f64) -> Option<u64> {
-        self.size.plan(ns_per_iter)
-    }
-
-    fn use_batch(&mut self, batch: u64) {
-        self.size.planned = batch;
-    }
-}
-
-impl<I, O, S: FnMut() -> I, R: FnMut(&mut I) -> O> BatchedRef<S, R> {
     #[inline(always)]
     fn measure(&mut self, n: u64, meter: &mut impl Brackets) {
         let batch = self.size.batch(n);
@@ -506,19 +501,11 @@ impl<F: FnMut(u64, &mut Meter<'_>)> Body for Custom<F> {
 /// Calibration for `iter_custom`: one empty bracket (scaled by the pairs the body used).
 struct Bracket;
 
-impl Body for Bracket {
-    #[inline(never)]
-    fn run(&mut self, _n: u64, meter: &mut Meter<'_>) {
+impl Harnessed for Bracket {
+    #[inline(always)]
+    fn measure(&mut self, _n: u64, meter: &mut impl Brackets) {
         meter.start();
         meter.stop();
-    }
-
-    #[inline(never)]
-    fn run_simulated(&mut self, _n: u64) -> u64 {
-        let mut bracket = SimBracket::default();
-        bracket.start();
-        bracket.stop();
-        bracket.pairs()
     }
 
     fn per_pair(&self) -> bool {
