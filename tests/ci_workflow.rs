@@ -32,7 +32,6 @@
 //! binary and reports.
 
 use std::fs;
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -355,30 +354,6 @@ fn perfbench_tool() -> PathBuf {
     dir
 }
 
-/// An exclusive `flock` on `path`, released when the file is dropped (closed).
-struct Lock {
-    _file: fs::File,
-}
-
-fn lock(path: &Path) -> Lock {
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .unwrap();
-    // SAFETY: flock on a file descriptor this function owns; no memory is involved.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-    assert_eq!(
-        rc,
-        0,
-        "flock {}: {}",
-        path.display(),
-        std::io::Error::last_os_error()
-    );
-    Lock { _file: file }
-}
-
 const MAIN_ROUNDS: u64 = 10_000;
 const BRANCH_ROUNDS: u64 = 5 * MAIN_ROUNDS;
 
@@ -692,7 +667,10 @@ fn the_ci_guide_gates_a_pull_request_on_a_regression() {
     let w = workflow();
     let shared = target_dir().join("ci-workflow");
     fs::create_dir_all(&shared).unwrap();
-    let _lock = lock(&shared.join(".lock"));
+    // perfbench's own suite lock (a `flock` on `shared/.ci-workflow.lock`).
+    let _lock = perfbench::baseline::Store::new(&shared)
+        .lock("ci-workflow", |_| {})
+        .unwrap();
 
     let started = Instant::now();
     let tool = perfbench_tool();

@@ -23,7 +23,6 @@
 //! which would otherwise overwrite each other's bench binary and reports.
 
 use std::fs;
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -288,7 +287,7 @@ fn parts(id: &str) -> (&str, &str, Option<&str>) {
 struct Downstream {
     dir: PathBuf,
     target: PathBuf,
-    _lock: fs::File,
+    _lock: perfbench::baseline::SuiteLock,
 }
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -314,30 +313,14 @@ fn write_if_changed(path: &Path, contents: &str) {
     }
 }
 
-fn flock(path: &Path) -> fs::File {
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .unwrap();
-    // SAFETY: flock on a file descriptor this function owns; no memory is involved.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-    assert_eq!(
-        rc,
-        0,
-        "flock {}: {}",
-        path.display(),
-        std::io::Error::last_os_error()
-    );
-    file
-}
-
 fn downstream() -> &'static Downstream {
     CRATE.get_or_init(|| {
         let root = workspace_target().join("downstream-forms");
         fs::create_dir_all(&root).unwrap();
-        let lock = flock(&root.join(".lock"));
+        // perfbench's own suite lock (a `flock` on `root/.forms-demo.lock`).
+        let lock = perfbench::baseline::Store::new(&root)
+            .lock("forms-demo", |_| {})
+            .unwrap();
         let dir = root.join("forms-demo");
         fs::create_dir_all(dir.join("benches")).unwrap();
         let perfbench = Path::new(WORKSPACE).join("perfbench");
