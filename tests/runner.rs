@@ -321,4 +321,19 @@ fn smoke_test_mode_runs_every_body_once() {
     // `cargo test --benches` passes no --bench: every body runs once; the panic fails it.
     assert_eq!(run(&["after_the_panic"]), ExitCode::SUCCESS);
     assert_eq!(run(&["runner/panics"]), ExitCode::from(1));
+    // With --json, a report of the outcomes, and only there.
+    let path = std::env::temp_dir().join(format!("perfbench-smoke-{}.json", std::process::id()));
+    let p = path.to_str().unwrap();
+    assert_eq!(
+        run(&["--test", "--json", p, "after_the_panic", "runner/panics"]),
+        ExitCode::from(1)
+    );
+    let report = from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let ok = report.bench("runner/after_the_panic").unwrap();
+    assert_eq!(ok.outcome, Outcome::Tested);
+    assert!(ok.counters.is_empty());
+    let bad = report.bench("runner/panics").unwrap();
+    assert_eq!(bad.outcome, Outcome::Panicked);
+    assert!(bad.error.is_some());
 }

@@ -235,7 +235,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if args.test {
-        return smoke_test(&chosen);
+        return smoke_test(suite, &chosen, args);
     }
     if let Some(name) = &args.paired {
         return paired::paired_with_baseline(suite, name, args);
@@ -956,10 +956,13 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// `--test`: every selected body once, libtest-style lines and summary.
-fn smoke_test(chosen: &[Planned]) -> ExitCode {
+/// `--test`: every selected body once, libtest-style lines and summary; with `--json PATH`, a
+/// report of the outcomes (`tested` or `panicked`, no counters) there, and nowhere else (a smoke
+/// test is not the suite's previous run).
+fn smoke_test(suite: &str, chosen: &[Planned], args: &Args) -> ExitCode {
     println!("\nrunning {} benchmarks as tests", chosen.len());
     let (mut passed, mut failed_n) = (0, 0);
+    let mut results = Vec::with_capacity(chosen.len());
     for p in chosen {
         let mut b = Bencher::smoke_test();
         let run = p.run;
@@ -969,15 +972,29 @@ fn smoke_test(chosen: &[Planned]) -> ExitCode {
             Ok(()) => {
                 passed += 1;
                 println!("test {} ... ok", p.id);
+                results.push(bench_result(p, Outcome::Tested));
             }
             Err(payload) => {
                 failed_n += 1;
-                println!(
-                    "test {} ... FAILED: {}",
-                    p.id,
-                    panic_message(payload.as_ref())
-                );
+                let message = panic_message(payload.as_ref());
+                println!("test {} ... FAILED: {message}", p.id);
+                results.push(Benchmark {
+                    error: Some(message),
+                    ..bench_result(p, Outcome::Panicked)
+                });
             }
+        }
+    }
+    if let Some(path) = &args.json {
+        let machine = machine_info(Machine::cached(), &results);
+        let report = Report::new(suite, machine, run_config(args, &[]), results);
+        let json = model::json::to_json(&report);
+        if let Err(e) = model::file::write_atomic(path, json.as_bytes()) {
+            eprintln!(
+                "error: cannot write the JSON report to {}: {e}",
+                path.display()
+            );
+            return ExitCode::from(2);
         }
     }
     let verdict = if failed_n == 0 { "ok" } else { "FAILED" };
