@@ -16,10 +16,10 @@
 //!
 //! `n` is a power of two chosen once per benchmark from a probe (one whole iteration, its setup
 //! and drops included, dumped and read back): about [`TARGET_INSTRUCTIONS`] per `n` iterations,
-//! at most [`MAX_ITERATIONS`]. It
-//! depends only on the probe's count, so the same binary takes the same plan every time.
-//! Before each sample the body runs once uncollected (warming the simulated caches and
-//! branch predictor, as the wall-clock warm-up does).
+//! at most [`MAX_ITERATIONS`]. It depends only on the probe's count, so the same binary takes
+//! the same plan every time. Before each sample the body and the empty body run once each,
+//! collected and then discarded (`ZERO_STATS`), warming the simulated caches, the branch
+//! predictor and the bracket's own code for both, as the wall-clock warm-up does.
 
 use std::ffi::CString;
 use std::path::PathBuf;

@@ -465,12 +465,9 @@ fn counter_results(
         .iter()
         .map(|c| {
             let count = |r: &crate::harness::simulate::Region| c.value(&dumps[&r.dump]);
-            let first = &samples[0];
-            let overhead = if first.per_pair {
-                count(&first.empty[0])
-            } else {
-                count(&first.empty[0]) / first.n.max(1) as f64
-            };
+            // The empty body's region of the first sample: the bracket (and, but for
+            // `iter_custom`, the loop) of `n` iterations, per sample as everywhere.
+            let overhead = count(&samples[0].empty[0]);
             CounterResult {
                 name: c.name.to_owned(),
                 unit: "count".to_owned(),
@@ -536,46 +533,22 @@ pub(crate) fn child(suite: &str, dir: &Path, args: &Args) -> ExitCode {
         return ExitCode::from(2);
     };
     let rounds = args.rounds.unwrap_or(DEFAULT_ROUNDS);
-    let mut result = ChildResult {
-        outcome: Outcome::Measured,
-        error: None,
-        throughput: None,
-        samples: Vec::new(),
+    let mut throughput = None;
+    let measured = simulated_rounds(p, rounds, dir, &mut throughput);
+    let result = match measured {
+        Ok(samples) => ChildResult {
+            outcome: Outcome::Measured,
+            error: None,
+            throughput,
+            samples,
+        },
+        Err((outcome, error)) => ChildResult {
+            outcome,
+            error: Some(error),
+            throughput,
+            samples: Vec::new(),
+        },
     };
-    let mut sampler = Box::new(Sampler::simulated(Simulation::new(dir.to_path_buf())));
-    for _ in 0..rounds {
-        let mut bencher = Bencher::measuring(sampler);
-        let (run, arg) = (p.run, p.arg);
-        let outcome =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&mut bencher, arg)));
-        if let Err(payload) = outcome {
-            result.outcome = Outcome::Panicked;
-            result.error = Some(panic_message(payload.as_ref()));
-            break;
-        }
-        result.throughput = bencher.throughput_set().or(result.throughput);
-        let Some(mut s) = bencher.into_sampler() else {
-            break;
-        };
-        match s.round_result() {
-            Ok(true) => {}
-            Ok(false) => {
-                result.outcome = Outcome::Failed;
-                result.error = Some(NEVER_CALLED.to_owned());
-                break;
-            }
-            Err(e) => {
-                result.outcome = Outcome::Failed;
-                result.error = Some(e);
-                break;
-            }
-        }
-        s.next_round(Counters::empty());
-        sampler = s;
-        if let Some(sim) = sampler.simulation() {
-            result.samples = sim.samples().to_vec();
-        }
-    }
     let json = match serde_json::to_string(&result) {
         Ok(j) => j,
         Err(e) => {
@@ -591,6 +564,41 @@ pub(crate) fn child(suite: &str, dir: &Path, args: &Args) -> ExitCode {
         return ExitCode::from(2);
     }
     ExitCode::SUCCESS
+}
+
+/// Runs benchmark `p` for `rounds` rounds under Callgrind (the child's work), its dumps in
+/// `dir`; `throughput` gets what the body set. The samples, or how it ended instead.
+fn simulated_rounds(
+    p: &Planned,
+    rounds: u32,
+    dir: &Path,
+    throughput: &mut Option<Throughput>,
+) -> Result<Vec<SimSample>, (Outcome, String)> {
+    let mut sampler = Box::new(Sampler::simulated(Simulation::new(dir.to_path_buf())));
+    for _ in 0..rounds {
+        let mut bencher = Bencher::measuring(sampler);
+        let (run, arg) = (p.run, p.arg);
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&mut bencher, arg)));
+        if let Err(payload) = outcome {
+            return Err((Outcome::Panicked, panic_message(payload.as_ref())));
+        }
+        *throughput = bencher.throughput_set().or(*throughput);
+        let Some(mut s) = bencher.into_sampler() else {
+            return Err((Outcome::Failed, NEVER_CALLED.to_owned()));
+        };
+        match s.round_result() {
+            Ok(true) => {}
+            Ok(false) => return Err((Outcome::Failed, NEVER_CALLED.to_owned())),
+            Err(e) => return Err((Outcome::Failed, e)),
+        }
+        s.next_round(Counters::empty());
+        sampler = s;
+    }
+    Ok(sampler
+        .simulation()
+        .map(|sim| sim.samples().to_vec())
+        .unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -665,6 +673,8 @@ mod tests {
         let r = counter_results(&dir, &samples, &[instructions]).unwrap();
         // ((190 - 30) - (100 - 20)) / 10
         assert_eq!(r[0].per_iteration, [8.0]);
+        // The overhead is per sample, as everywhere: the empty body's region of n iterations.
+        assert_eq!(r[0].overhead, 20.0);
         assert_eq!(r[0].source, Source::Callgrind);
         // A missing dump, then a malformed one, then one of another region.
         std::fs::remove_file(dir.join("cg.out.4")).unwrap();
