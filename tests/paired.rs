@@ -138,8 +138,15 @@ fn a_saved_baseline_is_paired_with_this_build() {
     assert_eq!(change.verdict, Verdict::Unchanged, "{}", text(&o));
     // Only what was asked for ran.
     assert!(report.bench("fixture/panics").is_none());
-    // The paired run is also the suite's latest run.
+    // The paired run is also the suite's latest run, and its HTML report overlays the
+    // baseline build's samples of this same run.
     assert!(s.dir.join("target/perfbench/fixture.json").is_file());
+    let page = s
+        .dir
+        .join("target/perfbench/report/fixture/000-fixture_spin.html");
+    let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+    assert!(html.contains("overlaid with 12 values of main"), "{html}");
+    assert!(html.contains("(paired)"), "{html}");
 }
 
 /// A build made three times slower is regressed, and the run fails with

@@ -15,7 +15,8 @@
 //! - [`harness`]: registration, the [`Bencher`] and the measuring engine.
 //! - [`compare`]: two reports (or baseline directories) matched and judged counter by counter.
 //! - [`baseline`]: saved baselines and the previous run on disk, locked and written atomically.
-//! - [`report`]: what results look like: terminal, comparison tables, libtest lines, BMF.
+//! - [`report`]: what results look like: terminal, comparison tables, libtest lines, BMF, HTML
+//!   (feature `html`, on by default).
 //! - [`runner`]: the benchmark binary behind [`main!`] (command line, runs, files).
 //!
 //! Each module imports only from those above it in this list, so data flows one way:

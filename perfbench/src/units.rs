@@ -221,6 +221,25 @@ pub fn format_value(value: f64, unit: &str) -> String {
     out
 }
 
+/// The scale a plot's axis uses for values up to `magnitude` in `unit`, as the terminal would
+/// scale `magnitude`: `(multiplier, label)` where a value times `multiplier` is in `label`
+/// (`(0.001, "µs")` for 1234 ns, `(1e-3, "K")` for 45,200 counts, `(100.0, "%")` for a
+/// fraction, `(1.0, "")` for plain counts).
+pub fn axis_scale(magnitude: f64, unit: &str) -> (f64, String) {
+    let magnitude = if magnitude.is_finite() {
+        magnitude.abs()
+    } else {
+        0.0
+    };
+    let (ladder_, factor) = ladder(unit);
+    // A count axis scales even when its largest value is a whole number below a million.
+    let scale = Scale::pick(ladder_, magnitude * factor + 0.5);
+    let (_, _, own_name) = scale_for(magnitude, unit);
+    let mut label = String::new();
+    scale.suffix(&mut label, own_name);
+    (factor / scale.divisor, label.trim_start().to_owned())
+}
+
 /// A confidence interval with each bound scaled on its own: `[1.20 µs 1.26 µs]`. A non-finite
 /// bound is `n/a`.
 pub fn format_interval(low: f64, high: f64, unit: &str) -> String {
@@ -250,6 +269,16 @@ pub fn format_estimate(point: f64, low: f64, high: f64, unit: &str) -> (String, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axis_scales_follow_the_terminal() {
+        assert_eq!(axis_scale(1234.0, "ns"), (0.001, "µs".to_owned()));
+        assert_eq!(axis_scale(12.0, "ns"), (1.0, "ns".to_owned()));
+        assert_eq!(axis_scale(45_200.0, "count"), (0.001, "K".to_owned()));
+        assert_eq!(axis_scale(45.0, "count"), (1.0, String::new()));
+        assert_eq!(axis_scale(0.5, "%"), (100.0, "%".to_owned()));
+        assert_eq!(axis_scale(f64::NAN, "ns"), (1.0, "ns".to_owned()));
+    }
 
     #[test]
     fn time() {

@@ -477,3 +477,81 @@ fn a_report_shows_the_comparison_it_recorded() {
     assert!(stderr(&o).contains("recorded comparison"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn compare_and_report_write_html_pages() {
+    let dir = scratch("html");
+    let (base, slow) = (dir.join("base.json"), dir.join("slow.json"));
+    write(&base, &report("demo", 1.0));
+    write(&slow, &report("demo", 2.0));
+
+    // compare --html: the text on stdout as before, the pages in DIR, the exit code unchanged.
+    let pages = dir.join("cmp");
+    let o = run(&[
+        "compare",
+        s(&base),
+        s(&slow),
+        "--fail-on-regression",
+        "--html",
+        s(&pages),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("json/parse  wall-time"));
+    let index = std::fs::read_to_string(pages.join("index.html")).unwrap();
+    assert!(
+        index.contains("<h3 class=\"regressed\">regressed (1)</h3>"),
+        "{index}"
+    );
+    assert!(index.contains("href=\"demo/000-json_parse.html\""));
+    let parse = std::fs::read_to_string(pages.join("demo/000-json_parse.html")).unwrap();
+    assert!(parse.contains("overlaid with 30 values of BASE"));
+
+    // report --html: one report, then a directory of reports (every suite in it).
+    let out = dir.join("rep");
+    let o = run(&["report", s(&slow), "--html", s(&out)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), s(&out.join("index.html")));
+    assert!(out.join("demo/001-json_emit.html").is_file());
+    let both = dir.join("both");
+    write(&both.join("demo.json"), &report("demo", 1.0));
+    write(&both.join("other.json"), &report("other", 1.0));
+    let out2 = dir.join("rep2");
+    let o = run(&["report", "--html", s(&out2), s(&both)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let index = std::fs::read_to_string(out2.join("index.html")).unwrap();
+    assert!(index.contains("Suite demo") && index.contains("Suite other"));
+    assert!(out2.join("other/000-json_parse.html").is_file());
+
+    // Bad input: a clear message naming the file, exit 2, nothing written.
+    let out3 = dir.join("rep3");
+    let missing = dir.join("missing.json");
+    let o = run(&["report", s(&missing), "--html", s(&out3)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(s(&missing)), "{}", stderr(&o));
+    assert!(!out3.exists());
+    let o = run(&["report", s(&slow), s(&base), "--html", s(&out3)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("are both reports of suite `demo`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["report", s(&slow)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--html DIR is required"),
+        "{}",
+        stderr(&o)
+    );
+    // A file where the directory should be: the pages cannot be written.
+    let blocker = dir.join("blocker");
+    std::fs::write(&blocker, "x").unwrap();
+    let o = run(&["report", s(&slow), "--html", s(&blocker)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("cannot write the HTML pages"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

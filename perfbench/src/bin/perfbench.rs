@@ -6,6 +6,7 @@
 //! - `perfbench compare BASE NEW`: two reports or baseline directories, counter by counter;
 //!   `perfbench compare REPORT`: the comparison a report recorded as it ran (`--paired`).
 //! - `perfbench export REPORT --format bmf`: Bencher Metric Format JSON.
+//! - `perfbench report RESULT... --html DIR`: the HTML report of reports (feature `html`).
 //! - `perfbench ab OLD_EXE NEW_EXE [FILTER]... [FLAGS]`: a paired run of two builds of a bench
 //!   executable (see `perfbench::runner::paired`).
 //!
@@ -32,6 +33,7 @@ Commands:
   list     List the events this machine offers
   compare  Compare two reports (or baseline directories) counter by counter
   export   Convert a report for other tools (Bencher Metric Format)
+  report   Render reports as HTML pages
   ab       Run two builds of a bench executable alternately and judge the paired differences
   help     Print this message or the help of the given subcommand
 
@@ -79,6 +81,7 @@ Options:
                                  10% for cycles and misses, 25% for time)
       --format <FORMAT>          text, markdown or json [default: text]
       --fail-on-regression       Exit 1 when any counter regressed
+      --html <DIR>               Also write the comparison as HTML pages in DIR
   -h, --help                     Print help
 
 Exit status: 0 nothing regressed (or no --fail-on-regression), 1 a regression with
@@ -96,6 +99,23 @@ Arguments:
 Options:
       --format <FORMAT>  bmf: Bencher Metric Format JSON, for `bencher run --adapter json`
   -h, --help             Print help
+";
+
+const REPORT_HELP: &str = "\
+Render reports as HTML pages
+
+Usage: perfbench report --html <DIR> <RESULT>...
+
+Arguments:
+  <RESULT>...  Reports (target/perfbench/SUITE.json) or directories of reports
+
+Options:
+      --html <DIR>  Write DIR/index.html and a page per benchmark
+  -h, --help        Print help
+
+A report compared with a saved baseline shows that baseline's distributions when it is found
+where it was saved (DIR/baselines/NAME/SUITE.json next to the report).
+Exit status: 0, 2 an error (an unreadable or invalid report, a page that cannot be written).
 ";
 
 const AB_HELP: &str = "\
@@ -148,6 +168,11 @@ enum Cmd {
         settings: Settings,
         format: CompareFormat,
         fail_on_regression: bool,
+        html: Option<PathBuf>,
+    },
+    Report {
+        results: Vec<PathBuf>,
+        html: PathBuf,
     },
     Export {
         report: PathBuf,
@@ -183,6 +208,7 @@ fn subcommand_help(name: &str) -> Option<&'static str> {
         "list" => Some(LIST_HELP),
         "compare" => Some(COMPARE_HELP),
         "export" => Some(EXPORT_HELP),
+        "report" => Some(REPORT_HELP),
         "ab" => Some(AB_HELP),
         "help" => Some(HELP),
         _ => None,
@@ -192,7 +218,7 @@ fn subcommand_help(name: &str) -> Option<&'static str> {
 fn unknown_subcommand(name: &str) -> Usage {
     Usage(format!(
         "error: unrecognized subcommand `{name}` (expected `doctor`, `list`, `compare`, \
-         `export` or `ab`)\n\n\
+         `export`, `report` or `ab`)\n\n\
          Usage: perfbench <COMMAND>\n\nFor more information, try '--help'."
     ))
 }
@@ -267,6 +293,7 @@ fn parse_cli() -> Result<Cmd, Usage> {
         }
         "compare" => parse_compare(&mut p),
         "export" => parse_export(&mut p),
+        "report" => parse_report(&mut p),
         "ab" => parse_ab(p),
         other => Err(unknown_subcommand(other)),
     }
@@ -285,9 +312,13 @@ fn parse_compare(p: &mut lexopt::Parser) -> Result<Cmd, Usage> {
     let mut settings = Settings::default();
     let mut format = None;
     let mut fail_on_regression = false;
+    let mut html = None;
     while let Some(arg) = p.next().map_err(lexopt_error)? {
         match arg {
             Short('h') | Long("help") => return Ok(Cmd::Print(COMPARE_HELP)),
+            Long("html") if html.is_none() => {
+                html = Some(PathBuf::from(p.value().map_err(lexopt_error)?));
+            }
             Long("threshold") => {
                 let v = p.value().and_then(|v| v.string()).map_err(lexopt_error)?;
                 let t = compare::parse_threshold(&v)
@@ -315,7 +346,7 @@ fn parse_compare(p: &mut lexopt::Parser) -> Result<Cmd, Usage> {
                 });
             }
             Long("fail-on-regression") => fail_on_regression = true,
-            Long(flag @ ("noise-threshold" | "format")) => {
+            Long(flag @ ("noise-threshold" | "format" | "html")) => {
                 return Err(usage(
                     format!("`--{flag}` was given more than once"),
                     COMPARE_HELP,
@@ -353,7 +384,43 @@ fn parse_compare(p: &mut lexopt::Parser) -> Result<Cmd, Usage> {
         settings,
         format: format.unwrap_or(CompareFormat::Text),
         fail_on_regression,
+        html,
     })
+}
+
+fn parse_report(p: &mut lexopt::Parser) -> Result<Cmd, Usage> {
+    use lexopt::prelude::*;
+    let mut results = Vec::new();
+    let mut html = None;
+    while let Some(arg) = p.next().map_err(lexopt_error)? {
+        match arg {
+            Short('h') | Long("help") => return Ok(Cmd::Print(REPORT_HELP)),
+            Long("html") if html.is_none() => {
+                html = Some(PathBuf::from(p.value().map_err(lexopt_error)?));
+            }
+            Long("html") => {
+                return Err(usage(
+                    "`--html` was given more than once".to_owned(),
+                    REPORT_HELP,
+                ))
+            }
+            Value(v) => results.push(PathBuf::from(v)),
+            arg => return Err(unexpected(arg, REPORT_HELP)),
+        }
+    }
+    let html = html.ok_or_else(|| {
+        usage(
+            "--html DIR is required (the only format `report` writes)".to_owned(),
+            REPORT_HELP,
+        )
+    })?;
+    if results.is_empty() {
+        return Err(usage(
+            "at least one RESULT report is required".to_owned(),
+            REPORT_HELP,
+        ));
+    }
+    Ok(Cmd::Report { results, html })
 }
 
 /// `perfbench ab OLD NEW [bench arguments]`: the two executables, then the bench executables'
@@ -437,16 +504,17 @@ fn run_compare(
     settings: &Settings,
     format: CompareFormat,
     fail_on_regression: bool,
+    html: Option<&std::path::Path>,
 ) -> ExitCode {
     let result = match base {
         Some(base) => compare::load_side(base).and_then(|b| {
             let n = compare::load_side(new)?;
-            compare::compare(&b, &n, settings)
+            compare::compare(&b, &n, settings).map(|c| (c, Some(b), n))
         }),
-        None => compare::load_side(new).and_then(|n| compare::recorded(&n)),
+        None => compare::load_side(new).and_then(|n| compare::recorded(&n).map(|c| (c, None, n))),
     };
-    let cmp = match result {
-        Ok(cmp) => cmp,
+    let (cmp, base_side, new_side) = match result {
+        Ok(sides) => sides,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
@@ -462,11 +530,103 @@ fn run_compare(
         CompareFormat::Json => comparison::json(&cmp),
     };
     print!("{out}");
+    if let Some(dir) = html {
+        if let Err(e) = write_comparison_html(dir, &cmp, base_side.as_ref(), &new_side) {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
     if fail_on_regression && cmp.regressed() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+#[cfg(feature = "html")]
+fn write_comparison_html(
+    dir: &std::path::Path,
+    cmp: &compare::Comparison,
+    base: Option<&compare::Side>,
+    new: &compare::Side,
+) -> Result<(), String> {
+    perfbench::report::html::comparison_site(cmp, base, new)
+        .write(dir)
+        .map_err(|e| format!("cannot write the HTML pages to {}: {e}", dir.display()))
+}
+
+#[cfg(not(feature = "html"))]
+fn write_comparison_html(
+    _dir: &std::path::Path,
+    _cmp: &compare::Comparison,
+    _base: Option<&compare::Side>,
+    _new: &compare::Side,
+) -> Result<(), String> {
+    Err(NO_HTML.to_owned())
+}
+
+#[cfg(not(feature = "html"))]
+const NO_HTML: &str = "this perfbench was built without its `html` feature (on by default)";
+
+/// `perfbench report RESULT... --html DIR`: 0, or 2 on an error.
+#[cfg(feature = "html")]
+fn run_report(results: &[PathBuf], dir: &std::path::Path) -> ExitCode {
+    use perfbench::report::html;
+    let mut reports: Vec<(PathBuf, perfbench::model::Report)> = Vec::new();
+    for path in results {
+        match compare::load_side(path) {
+            Ok(side) => {
+                for (file, report) in side.reports {
+                    if let Some((other, _)) = reports.iter().find(|(_, r)| r.suite == report.suite)
+                    {
+                        eprintln!(
+                            "error: {} and {} are both reports of suite `{}`: render one at a time",
+                            other.display(),
+                            file.display(),
+                            report.suite
+                        );
+                        return ExitCode::from(2);
+                    }
+                    reports.push((file, report));
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let baselines: Vec<Option<perfbench::model::Report>> = reports
+        .iter()
+        .map(|(file, r)| html::find_baseline(file, r))
+        .collect();
+    let inputs: Vec<html::SuiteInput<'_>> = reports
+        .iter()
+        .zip(&baselines)
+        .map(|((_, report), baseline)| html::SuiteInput {
+            report,
+            baseline: baseline.as_ref(),
+        })
+        .collect();
+    match html::site(&inputs).write(dir) {
+        Ok(()) => {
+            println!("{}", dir.join("index.html").display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!(
+                "error: cannot write the HTML pages to {}: {e}",
+                dir.display()
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(not(feature = "html"))]
+fn run_report(_results: &[PathBuf], _dir: &std::path::Path) -> ExitCode {
+    eprintln!("error: {NO_HTML}");
+    ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
@@ -514,7 +674,16 @@ fn main() -> ExitCode {
             settings,
             format,
             fail_on_regression,
-        } => run_compare(base.as_deref(), &new, &settings, format, fail_on_regression),
+            html,
+        } => run_compare(
+            base.as_deref(),
+            &new,
+            &settings,
+            format,
+            fail_on_regression,
+            html.as_deref(),
+        ),
+        Cmd::Report { results, html } => run_report(&results, &html),
         Cmd::Export { report } => match file::load(&report) {
             Ok(r) => {
                 print!("{}", bmf::bmf(&r));

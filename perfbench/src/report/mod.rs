@@ -1,6 +1,7 @@
 //! Reports: what results look like. [`terminal`] prints a run as it goes; [`comparison`]
 //! renders a [`Comparison`](crate::compare::Comparison) as text, Markdown or JSON; [`bencher`]
-//! writes libtest's `bench:` lines; [`bmf`] exports Bencher Metric Format; [`units`] scales
+//! writes libtest's `bench:` lines; [`bmf`] exports Bencher Metric Format; `html` (feature
+//! `html`) writes the HTML report; [`units`] scales
 //! values for people.
 //!
 //! This module renders [`model`](crate::model) and [`compare`](crate::compare) types; it
@@ -11,6 +12,8 @@
 pub mod bencher;
 pub mod bmf;
 pub mod comparison;
+#[cfg(feature = "html")]
+pub mod html;
 pub mod terminal;
 
 /// Unit scaling, shared with the harness's notes (it lives below both: [`crate::units`]).

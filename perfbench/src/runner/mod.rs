@@ -323,11 +323,11 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         ..machine_info(machine, &results)
     };
     let mut suite_result = Report::new(suite, machine, config, results);
-    suite_result.baseline = reference.map(|(name, base)| model::BaselineRef {
+    suite_result.baseline = reference.as_ref().map(|(name, base)| model::BaselineRef {
         warnings: base.machine.differences(&suite_result.machine),
-        name,
-        perfbench_version: base.perfbench_version,
-        machine: base.machine,
+        name: name.clone(),
+        perfbench_version: base.perfbench_version.clone(),
+        machine: base.machine.clone(),
     });
     let json = model::json::to_json(&suite_result);
     if args.format == Format::Json {
@@ -346,6 +346,9 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
             );
             status = ExitCode::from(2);
         }
+    }
+    if !write_html(&suite_result, reference.as_ref().map(|(_, b)| b), args) {
+        status = ExitCode::from(2);
     }
     if let Some(name) = &args.save_baseline {
         let saved = store.save_baseline(name, suite, &json).and_then(|path| {
@@ -373,6 +376,37 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         return ExitCode::from(1);
     }
     status
+}
+
+/// Writes the HTML report of a finished run to `target/perfbench/report/` (feature `html`):
+/// this suite's benchmark pages, with `baseline`'s samples overlaid when given, and the index
+/// of every suite. False, after saying why, when it cannot be written.
+#[cfg(feature = "html")]
+pub(crate) fn write_html(report: &Report, baseline: Option<&Report>, args: &Args) -> bool {
+    let reports = output_dir();
+    let dir = reports.join("report");
+    let input = report::html::SuiteInput { report, baseline };
+    match report::html::write_run(&dir, &reports, input) {
+        Ok(()) => {
+            if args.format != Format::Json {
+                eprintln!("HTML report: {}", dir.join("index.html").display());
+            }
+            true
+        }
+        Err(e) => {
+            eprintln!(
+                "error: cannot write the HTML report to {}: {e}",
+                dir.display()
+            );
+            false
+        }
+    }
+}
+
+/// Without the `html` feature there is no HTML report to write.
+#[cfg(not(feature = "html"))]
+pub(crate) fn write_html(_report: &Report, _baseline: Option<&Report>, _args: &Args) -> bool {
+    true
 }
 
 /// How a run counts: by reading counters on this machine, or under Callgrind (`--simulate`).

@@ -549,6 +549,8 @@ fn failure(v: &Value) -> Option<(Outcome, String)> {
 /// What one paired benchmark gave.
 struct PairedBench {
     result: Benchmark,
+    /// The baseline build's side of it (its samples, for the HTML report's overlays).
+    base: Option<Benchmark>,
     /// Counters whose verdict the null control refused, with the null comparison's ratio.
     refused: Vec<(String, Option<f64>)>,
 }
@@ -689,6 +691,7 @@ impl Driver {
                     outcome,
                     ..base
                 },
+                base: None,
                 refused: Vec::new(),
             };
         }
@@ -727,6 +730,16 @@ impl Driver {
             })
             .collect();
         let derived = derived_metrics(&counters, &cfg);
+        let base_side = Benchmark {
+            counters: old
+                .iter()
+                .map(|c| CounterResult {
+                    estimate: stats::estimate(&c.per_iteration, None, &cfg),
+                    ..c.clone()
+                })
+                .collect(),
+            ..base.clone()
+        };
         PairedBench {
             result: Benchmark {
                 counters,
@@ -734,6 +747,7 @@ impl Driver {
                 throughput: b.throughput,
                 ..base
             },
+            base: Some(base_side),
             refused,
         }
     }
@@ -1087,6 +1101,7 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
     };
     let mut reporter = report::terminal::TerminalReporter::new(style);
     let mut results = Vec::new();
+    let mut base_results = Vec::new();
     let mut refusals = 0;
     for b in benches {
         let id = b.listed.id.clone();
@@ -1106,6 +1121,7 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
             let _ = std::io::stdout().flush();
         }
         results.push(done.result);
+        base_results.extend(done.base);
     }
     let machine = Machine::cached();
     let mut suite_result = Report::new(&suite, machine_info(machine, &results), config, results);
@@ -1129,6 +1145,16 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
                 path.display()
             ));
         }
+    }
+    // The baseline build's samples of this run, overlaid on the pages.
+    let base_report = Report::new(
+        &suite,
+        suite_result.machine.clone(),
+        suite_result.config.clone(),
+        base_results,
+    );
+    if builds.write_latest && !super::write_html(&suite_result, Some(&base_report), args) {
+        return Ok(ExitCode::from(2));
     }
     let (failed, regressed) = super::failed_and_regressed(&suite_result);
     if failed || (args.fail_on_regression && regressed) {

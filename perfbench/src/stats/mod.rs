@@ -25,6 +25,7 @@
 
 pub mod bootstrap;
 pub mod compare;
+pub mod kde;
 pub mod outliers;
 pub mod paired;
 pub mod regression;

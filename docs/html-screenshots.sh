@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Makes the README's screenshots of the HTML report from a real run: the html-fixture suite
+# (tests/fixtures/html_fixture.rs) saved as baseline `base`, then run again three times slower
+# in `work` against it, then the index and work's page shot by headless Chromium.
+#
+#   bash docs/html-screenshots.sh      # writes docs/images/html-index.png, html-bench.png
+set -euo pipefail
+cd "$(dirname "$0")/.."
+chrome=${PERFBENCH_CHROMIUM:-chromium}
+cargo build --release --quiet --bin html-fixture
+t=target/html-screenshots
+rm -rf "$t"
+CARGO_TARGET_DIR=$t target/release/html-fixture --bench --save-baseline base >/dev/null
+HTML_FIXTURE_SLOW=1 CARGO_TARGET_DIR=$t target/release/html-fixture --bench --baseline base >/dev/null
+shot() { # PAGE PNG HEIGHT
+  "$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+    --host-resolver-rules='MAP * ~NOTFOUND' --user-data-dir="$t/profile" \
+    --window-size=1280,"$3" --screenshot="$2" "file://$PWD/$t/perfbench/report/$1" 2>/dev/null
+}
+shot index.html docs/images/html-index.png 1000
+shot html-fixture/000-html-fixture_work.html docs/images/html-bench.png 1150
+ls -l docs/images/html-index.png docs/images/html-bench.png

@@ -1,0 +1,313 @@
+//! The HTML pages rendered from reports made by code: what each page holds, escaping, the
+//! plots per counter, comparisons, and writing to disk.
+
+use super::*;
+use crate::compare::{self, Settings};
+use crate::model::fixtures::synthetic_report;
+use crate::stats::{CompareConfig, Verdict};
+
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("perfbench-html-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn page<'a>(site: &'a Site, name_part: &str) -> &'a str {
+    &site
+        .pages
+        .iter()
+        .find(|p| p.path.to_string_lossy().contains(name_part))
+        .unwrap_or_else(|| panic!("no page with {name_part}"))
+        .html
+}
+
+fn count(haystack: &str, needle: &str) -> usize {
+    haystack.matches(needle).count()
+}
+
+#[test]
+fn every_counter_with_samples_gets_its_plots() {
+    let r = synthetic_report();
+    let site = site(&[SuiteInput {
+        report: &r,
+        baseline: None,
+    }]);
+    // The index, then one page per benchmark, in the suite's directory.
+    assert_eq!(site.pages.len(), 1 + r.benchmarks.len());
+    assert_eq!(site.pages[0].path, Path::new("index.html"));
+    assert_eq!(site.pages[1].path, Path::new("demo/000-math_fib_20.html"));
+    // fib: four counters with samples, linear sampling: distribution, samples and regression
+    // each; page-faults has none.
+    let fib = page(&site, "fib_20");
+    assert_eq!(count(fib, "<svg "), 12, "{fib}");
+    assert_eq!(count(fib, "<title id="), 12);
+    assert_eq!(count(fib, "role=\"img\""), 12);
+    assert!(fib.contains("No finite sample to plot."));
+    assert!(
+        fib.contains("<strong>multiplexed</strong>"),
+        "cycles is multiplexed"
+    );
+    assert!(fib.contains("Read via rdpmc"));
+    // The left-out outlier (wall-time's 5000 ns) is marked and said in the plot's title.
+    assert!(fib.contains("1 severe outliers, left out of the estimate, are marked"));
+    assert!(fib.contains("vertical lines separate the 2 rounds"));
+    assert!(fib.contains("Linear sampling: the total wall-time"));
+    // Derived metrics are listed.
+    assert!(fib.contains("<h2>Derived metrics</h2>"));
+    let sum = page(&site, "sum_4096");
+    assert_eq!(count(sum, "<svg "), 3);
+    assert!(sum.contains("32768 bytes per iteration"));
+    let boom = page(&site, "boom");
+    assert_eq!(count(boom, "<svg "), 0);
+    assert!(boom.contains("panicked: index out of bounds"));
+}
+
+#[test]
+fn the_index_lists_every_benchmark_by_counter_with_links() {
+    let r = synthetic_report();
+    let site = site(&[SuiteInput {
+        report: &r,
+        baseline: None,
+    }]);
+    let index = &site.pages[0].html;
+    for (i, b) in r.benchmarks.iter().enumerate() {
+        let href = format!("href=\"demo/{}\"", bench_file(i, &b.id));
+        assert!(index.contains(&href), "{href}");
+    }
+    assert!(index.contains("<h3>All benchmarks</h3>"));
+    // fib's five counters and ipc, the throughput of sum, the failures.
+    assert!(index.contains("<td>ipc</td>"));
+    assert!(index.contains("<td>throughput</td>"));
+    assert!(index.contains("panicked: index out of bounds"));
+    assert!(index.contains("<h3 class=\"regressed\">Failed</h3>"));
+    assert!(index.contains("Test CPU @ 3.0GHz"));
+    assert!(index.contains("wall-time via clock"));
+    // Not compared: no change columns.
+    assert!(!index.contains("change [interval]"));
+}
+
+#[test]
+fn names_are_escaped_everywhere() {
+    let mut r = synthetic_report();
+    r.suite = "s\"uite".into();
+    r.benchmarks[0].id = "<script>alert(1)</script>".into();
+    r.benchmarks[0].counters[0].name = "<b>wall</b>".into();
+    r.benchmarks[1].params = Some("<img src=x onerror=alert(2)>".into());
+    r.benchmarks[2].error = Some("</td><script>alert(3)</script>".into());
+    r.machine.cpu = "<i>cpu</i>".into();
+    let site = site(&[SuiteInput {
+        report: &r,
+        baseline: None,
+    }]);
+    for p in &site.pages {
+        let lower = p.html.to_ascii_lowercase();
+        assert!(!lower.contains("<script"), "{}", p.path.display());
+        assert!(!lower.contains("<img"), "{}", p.path.display());
+        assert!(!lower.contains("<b>wall"), "{}", p.path.display());
+        assert!(!lower.contains("<i>cpu"), "{}", p.path.display());
+        assert!(!p.html.contains("s\"uite"), "{}", p.path.display());
+    }
+    assert!(site.pages[0]
+        .html
+        .contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    // The file names are made safe too, and the suite's directory.
+    assert!(site.pages.iter().all(|p| p
+        .path
+        .to_string_lossy()
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))));
+}
+
+#[test]
+fn pages_are_self_contained() {
+    let r = synthetic_report();
+    let site = site(&[SuiteInput {
+        report: &r,
+        baseline: None,
+    }]);
+    for p in &site.pages {
+        assert!(p
+            .html
+            .contains("Content-Security-Policy\" content=\"default-src 'none'"));
+        assert!(p.html.contains("prefers-color-scheme: dark"));
+        assert!(p.html.starts_with("<!DOCTYPE html>"));
+        // No fetch of anything: no src attribute, no link to the network (the SVG namespace
+        // is a name, not a fetch).
+        assert!(!p.html.contains(" src="));
+        assert!(!p.html.contains("href=\"http"));
+        assert!(!p.html.contains("<link"));
+    }
+}
+
+fn with_change(c: &mut CounterResult, ratio: f64, verdict: Verdict) {
+    c.change = Some(Change {
+        baseline: 100.0,
+        ratio: Some(ratio),
+        ci_low: Some(ratio - 0.01),
+        ci_high: Some(ratio + 0.01),
+        p_value: 0.001,
+        threshold: 0.05,
+        verdict,
+        method: Method::Separate,
+    });
+}
+
+#[test]
+fn a_compared_run_shows_regressions_then_improvements_then_everything() {
+    let mut r = synthetic_report();
+    let base = synthetic_report();
+    r.baseline = Some(crate::model::BaselineRef {
+        name: "main".into(),
+        perfbench_version: "0.1.0".into(),
+        machine: r.machine.clone(),
+        warnings: vec!["kernel: \"6.1\" vs \"6.2\"".into()],
+    });
+    with_change(&mut r.benchmarks[1].counters[0], 0.8, Verdict::Improved);
+    with_change(&mut r.benchmarks[0].counters[1], 1.5, Verdict::Regressed);
+    with_change(&mut r.benchmarks[0].counters[0], 1.01, Verdict::Unchanged);
+    let site = site(&[SuiteInput {
+        report: &r,
+        baseline: Some(&base),
+    }]);
+    let index = &site.pages[0].html;
+    let at = |s: &str| {
+        index
+            .find(s)
+            .unwrap_or_else(|| panic!("{s} not in the index"))
+    };
+    assert!(at("1 counter regressed") < at(">Regressed (1)<"));
+    assert!(at(">Regressed (1)<") < at(">Improved (1)<"));
+    assert!(at(">Improved (1)<") < at("<h3>All benchmarks</h3>"));
+    assert!(index.contains("+50.0% [+49.0% +51.0%]"));
+    assert!(index.contains("Compared with <strong>main</strong>"));
+    assert!(index.contains("The machines differ: kernel: &quot;6.1&quot;"));
+    // The benchmark page overlays the baseline's samples.
+    let fib = page(&site, "fib_20");
+    assert!(fib.contains("Compared with <strong>main</strong>"));
+    assert!(fib.contains("overlaid with 20 values of main"));
+    assert!(fib.contains("+50.0% [+49.0% +51.0%] regressed"));
+}
+
+#[test]
+fn a_comparison_has_its_own_pages() {
+    let dir = scratch("comparison");
+    let base = synthetic_report();
+    let mut new = synthetic_report();
+    for v in &mut new.benchmarks[1].counters[0].per_iteration {
+        *v *= 1.5;
+    }
+    let cfg = crate::stats::StatsConfig::default();
+    let c = &mut new.benchmarks[1].counters[0];
+    c.estimate = crate::stats::estimate(&c.per_iteration, Some(&c.iterations), &cfg);
+    let side = |name: &str, r: &Report| {
+        let path = dir.join(name);
+        file::write_atomic(&path, crate::model::json::to_json(r).as_bytes()).unwrap();
+        compare::load_side(&path).unwrap()
+    };
+    let (b, n) = (side("base.json", &base), side("new.json", &new));
+    let cmp = compare::compare(&b, &n, &Settings::default()).unwrap();
+    assert!(cmp.regressed());
+    let site = comparison_site(&cmp, Some(&b), &n);
+    let index = &site.pages[0].html;
+    let at = |s: &str| {
+        index
+            .find(s)
+            .unwrap_or_else(|| panic!("{s} not in the index"))
+    };
+    assert!(at(">regressed (1)<") < at("unchanged</summary>"));
+    assert!(index.contains("<details>"));
+    assert!(index.contains("href=\"demo/001-math_sum_4096.html\""));
+    let sum = page(&site, "sum_4096");
+    assert!(sum.contains("Compared with <strong>BASE</strong>"));
+    assert!(sum.contains("overlaid with 20 values of BASE"));
+    assert!(sum.contains("regressed (p = "));
+    // A recorded comparison (no BASE side): pages of NEW alone.
+    let recorded = comparison_site(&cmp, None, &n);
+    assert!(!page(&recorded, "sum_4096").contains("overlaid with"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = CompareConfig::default();
+}
+
+#[test]
+fn writing_replaces_a_suites_pages_and_indexes_every_suite() {
+    let dir = scratch("write");
+    let out = dir.join("report");
+    let r = synthetic_report();
+    let mut other = synthetic_report();
+    other.suite = "other".into();
+    file::write_atomic(
+        &dir.join("other.json"),
+        crate::model::json::to_json(&other).as_bytes(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("broken.json"), "{ not json").unwrap();
+    // A page of a benchmark that no longer exists.
+    std::fs::create_dir_all(out.join("demo")).unwrap();
+    std::fs::write(out.join("demo/009-gone.html"), "old").unwrap();
+    write_run(
+        &out,
+        &dir,
+        SuiteInput {
+            report: &r,
+            baseline: None,
+        },
+    )
+    .unwrap();
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        index.contains("Suite demo") && index.contains("Suite other"),
+        "{index}"
+    );
+    assert!(index.contains("2 suites"));
+    assert!(!out.join("demo/009-gone.html").exists());
+    assert!(out.join("demo/000-math_fib_20.html").is_file());
+    // The other suite's pages are its own run's business.
+    assert!(!out.join("other").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_report_compared_with_a_saved_baseline_finds_it() {
+    let dir = scratch("find");
+    let mut r = synthetic_report();
+    let base = synthetic_report();
+    let store = crate::baseline::Store::new(&dir);
+    store
+        .save_baseline("main", "demo", &crate::model::json::to_json(&base))
+        .unwrap();
+    let path = dir.join("demo.json");
+    assert!(find_baseline(&path, &r).is_none(), "not compared");
+    r.baseline = Some(crate::model::BaselineRef {
+        name: "main".into(),
+        perfbench_version: "0.1.0".into(),
+        machine: r.machine.clone(),
+        warnings: vec![],
+    });
+    // (Reports hold NaN, which is not equal to itself: compare the JSON.)
+    let found = find_baseline(&path, &r).expect("the saved baseline");
+    assert_eq!(
+        crate::model::json::to_json(&found),
+        crate::model::json::to_json(&base)
+    );
+    r.baseline.as_mut().unwrap().name = "previous run".into();
+    assert!(find_baseline(&path, &r).is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn constant_and_empty_counters_still_draw_or_say_why() {
+    let subject = plot::Subject {
+        id: "x",
+        counter: "instructions",
+        unit: "count",
+    };
+    let svg = plot::distribution(&subject, &[4523.0; 20], None, None).unwrap();
+    assert!(svg.starts_with("<svg class=\"plot\" role=\"img\""));
+    assert!(!svg.contains("NaN") && !svg.contains("inf"));
+    assert!(plot::distribution(&subject, &[], None, None).is_none());
+    assert!(plot::distribution(&subject, &[f64::NAN], None, None).is_none());
+    assert!(plot::samples(&subject, &[f64::NAN; 3], &[false; 3], &[]).is_none());
+    let zeros = plot::samples(&subject, &[0.0; 10], &[false; 10], &[5, 5]).unwrap();
+    assert!(!zeros.contains("NaN"));
+}
