@@ -9,6 +9,7 @@
 //! - [`events`]: perf-style event names <-> `perf_event_attr`, sysfs PMUs.
 //! - [`counters`]: counter groups, the user-page reader, the fallback chain.
 //! - [`doctor`]: what this machine can count, and why not.
+//! - `profile` (feature `profile`): sampling the measured region, perf.data files.
 //! - [`units`]: values scaled for people (`1.23 µs`, `45.2 K`), for notes and reports.
 //! - [`stats`]: estimates, intervals, outliers and change detection.
 //! - [`model`]: the data model of a run, which is also the JSON report.
@@ -31,6 +32,8 @@ pub mod events;
 pub mod harness;
 mod json_fields;
 pub mod model;
+#[cfg(feature = "profile")]
+pub mod profile;
 pub mod report;
 pub mod runner;
 pub mod stats;

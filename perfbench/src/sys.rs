@@ -261,6 +261,187 @@ impl EventFd {
     }
 }
 
+impl EventFd {
+    /// Maps the event's sampling ring buffer: the user page and `data_pages` pages of data
+    /// (`data_pages` must be a power of two), read-write so the reader can publish
+    /// `data_tail`.
+    pub fn map_ring(&self, data_pages: usize) -> Result<MappedRing, Errno> {
+        if !data_pages.is_power_of_two() {
+            return Err(Errno(libc::EINVAL));
+        }
+        let page = page_size();
+        let len = (1 + data_pages) * page;
+        // SAFETY: a shared read-write mapping of 1 + 2^n pages at offset 0 of a sampling event
+        // fd is the documented ring buffer; the result is checked before use.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                self.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(Errno::last());
+        }
+        let ptr = NonNull::new(ptr.cast::<u8>()).ok_or(Errno(libc::EFAULT))?;
+        Ok(MappedRing {
+            ptr,
+            len,
+            data_start: page,
+            data_len: data_pages * page,
+        })
+    }
+}
+
+/// An event's sampling ring buffer (`perf_event_mmap_page` then the data pages). Unmapped on
+/// drop.
+///
+/// The kernel writes records into the data pages and advances `data_head`; the reader copies
+/// them out and advances `data_tail`. [`MappedRing::head`] is an acquire load (records before
+/// the head are fully written) and [`MappedRing::set_tail`] a release store (the reader is done
+/// with what lies before the tail), the protocol of `perf_event_open(2)`.
+#[derive(Debug)]
+pub struct MappedRing {
+    ptr: NonNull<u8>,
+    len: usize,
+    data_start: usize,
+    data_len: usize,
+}
+
+// SAFETY: the mapping is owned by this value; the kernel is the only other party and
+// synchronises through `data_head`/`data_tail` as the accessors do.
+unsafe impl Send for MappedRing {}
+
+impl MappedRing {
+    /// A ring buffer in anonymous memory, laid out as the kernel's (a header page, then
+    /// `data_pages` pages, a power of two), for tests and benchmarks of the reader: the
+    /// kernel's side is played by [`MappedRing::copy_in`] and [`MappedRing::set_head`].
+    pub fn anonymous(data_pages: usize) -> Result<MappedRing, Errno> {
+        if !data_pages.is_power_of_two() {
+            return Err(Errno(libc::EINVAL));
+        }
+        let page = page_size();
+        let len = (1 + data_pages) * page;
+        // SAFETY: a fresh private anonymous mapping; the result is checked before use.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(Errno::last());
+        }
+        let ptr = NonNull::new(ptr.cast::<u8>()).ok_or(Errno(libc::EFAULT))?;
+        Ok(MappedRing {
+            ptr,
+            len,
+            data_start: page,
+            data_len: data_pages * page,
+        })
+    }
+
+    /// The kernel's side of an [`anonymous`](MappedRing::anonymous) ring: writes `bytes` at
+    /// the (unwrapped) position `at` of the data area, wrapping around its end. `bytes` must
+    /// not be longer than the data area.
+    pub fn copy_in(&self, at: u64, bytes: &[u8]) {
+        let n = bytes.len().min(self.data_len);
+        let start = (at % self.data_len as u64) as usize;
+        let first = n.min(self.data_len - start);
+        // SAFETY: both ranges lie inside the data pages of the live mapping, as in
+        // `copy_out`; only a simulated ring is written this way (the caller plays the kernel).
+        unsafe {
+            let data = self.ptr.as_ptr().add(self.data_start);
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), data.add(start), first);
+            std::ptr::copy_nonoverlapping(bytes.as_ptr().add(first), data, n - first);
+        }
+    }
+
+    /// The kernel's side of an [`anonymous`](MappedRing::anonymous) ring: publishes
+    /// `data_head` (release: the records before it are written).
+    pub fn set_head(&self, head: u64) {
+        // SAFETY: as for `head`.
+        let h = unsafe {
+            &*(std::ptr::addr_of_mut!((*self.header()).data_head)
+                as *const std::sync::atomic::AtomicU64)
+        };
+        h.store(head, std::sync::atomic::Ordering::Release);
+    }
+
+    fn header(&self) -> *mut MmapPage {
+        self.ptr.as_ptr().cast()
+    }
+
+    /// The data area's size in bytes (a power of two).
+    pub fn data_len(&self) -> usize {
+        self.data_len
+    }
+
+    /// `data_head`: how far the kernel has written (bytes since the start, not wrapped).
+    pub fn head(&self) -> u64 {
+        // SAFETY: `data_head` is an aligned u64 inside the first page of a live mapping; the
+        // kernel updates it concurrently, so it is read as an atomic with acquire ordering.
+        let head = unsafe {
+            &*(std::ptr::addr_of_mut!((*self.header()).data_head)
+                as *const std::sync::atomic::AtomicU64)
+        };
+        head.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// `data_tail`: how far the reader has consumed.
+    pub fn tail(&self) -> u64 {
+        // SAFETY: as for `head`; only this value writes `data_tail`.
+        let tail = unsafe {
+            &*(std::ptr::addr_of_mut!((*self.header()).data_tail)
+                as *const std::sync::atomic::AtomicU64)
+        };
+        tail.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Publishes `data_tail`: everything before `tail` has been copied out.
+    pub fn set_tail(&self, tail: u64) {
+        // SAFETY: as for `head`; the release store orders the reader's copies before it.
+        let t = unsafe {
+            &*(std::ptr::addr_of_mut!((*self.header()).data_tail)
+                as *const std::sync::atomic::AtomicU64)
+        };
+        t.store(tail, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Copies `out.len()` bytes starting at the (unwrapped) position `at` of the data area,
+    /// wrapping around its end. `out` must not be longer than the data area.
+    pub fn copy_out(&self, at: u64, out: &mut [u8]) {
+        let n = out.len().min(self.data_len);
+        let start = (at % self.data_len as u64) as usize;
+        let first = n.min(self.data_len - start);
+        // SAFETY: `data_start + start .. + first` and `data_start .. + (n - first)` lie inside
+        // the data pages of the live mapping (start < data_len, first <= data_len - start,
+        // n - first <= data_len); the bytes between tail and head are not written by the
+        // kernel until the tail moves past them.
+        unsafe {
+            let data = self.ptr.as_ptr().add(self.data_start);
+            std::ptr::copy_nonoverlapping(data.add(start), out.as_mut_ptr(), first);
+            std::ptr::copy_nonoverlapping(data, out.as_mut_ptr().add(first), n - first);
+        }
+    }
+}
+
+impl Drop for MappedRing {
+    fn drop(&mut self) {
+        // SAFETY: `ptr`/`len` describe a mapping this value created and nobody else unmaps.
+        unsafe {
+            libc::munmap(self.ptr.as_ptr().cast(), self.len);
+        }
+    }
+}
+
 impl AsRawFd for EventFd {
     fn as_raw_fd(&self) -> RawFd {
         self.0.as_raw_fd()

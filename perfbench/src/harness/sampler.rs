@@ -26,10 +26,12 @@
 //!    group was multiplexed (and flagged).
 
 use std::fmt;
+use std::sync::Arc;
 
 use super::simulate::Simulation;
 use crate::counters::{callgrind, wall_time_ns, CounterError, Counters, Group, Reading, Source};
 use crate::model::CounterResult;
+use crate::sys::{EventFd, Scope};
 
 /// Sampling settings for one benchmark.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,6 +91,11 @@ pub struct Meter<'a> {
     /// Under Callgrind (`--simulate`): the bracket turns collection on and off instead of
     /// reading anything.
     simulate: bool,
+    /// Profile mode (`--profile`): a sampling event the bracket switches on at its start and
+    /// off at its end, so only the measured region is sampled.
+    gate: Option<&'a EventFd>,
+    /// `simulate` or a gate: the one test the bracket's fast path makes.
+    special: bool,
 }
 
 impl fmt::Debug for Meter<'_> {
@@ -122,7 +129,18 @@ impl<'a> Meter<'a> {
             pairs: 0,
             error: None,
             simulate: false,
+            gate: None,
+            special: false,
             groups,
+        }
+    }
+
+    /// This meter, switching `gate` (a sampling event) on and off with its brackets.
+    fn gated(self, gate: Option<&'a EventFd>) -> Meter<'a> {
+        Meter {
+            special: self.simulate || gate.is_some(),
+            gate,
+            ..self
         }
     }
 
@@ -131,6 +149,7 @@ impl<'a> Meter<'a> {
     pub(crate) fn simulating() -> Meter<'static> {
         Meter {
             simulate: true,
+            special: true,
             ..Meter::new(&mut [], false)
         }
     }
@@ -157,10 +176,33 @@ impl<'a> Meter<'a> {
     /// counters use the fast path, last otherwise).
     #[inline(always)]
     pub fn start(&mut self) {
+        if self.special {
+            return self.start_special();
+        }
+        self.start_counting();
+    }
+
+    /// [`Meter::start`] under Callgrind or with a sampling gate.
+    #[cold]
+    #[inline(never)]
+    fn start_special(&mut self) {
         if self.simulate {
             callgrind::toggle_collect();
             return;
         }
+        if let Some(gate) = self.gate {
+            if let Err(e) = gate.enable(Scope::Event) {
+                self.error.get_or_insert(CounterError::Io {
+                    action: "enable the profile's sampling event",
+                    errno: e,
+                });
+            }
+        }
+        self.start_counting();
+    }
+
+    #[inline(always)]
+    fn start_counting(&mut self) {
         if self.wall && self.clock_outside {
             self.begin_ns = wall_time_ns();
         }
@@ -178,11 +220,34 @@ impl<'a> Meter<'a> {
     /// [`Meter::start`], and adds the differences.
     #[inline(always)]
     pub fn stop(&mut self) {
+        if self.special {
+            return self.stop_special();
+        }
+        self.stop_counting();
+    }
+
+    /// [`Meter::stop`] under Callgrind or with a sampling gate.
+    #[cold]
+    #[inline(never)]
+    fn stop_special(&mut self) {
         if self.simulate {
             callgrind::toggle_collect();
             self.pairs += 1;
             return;
         }
+        self.stop_counting();
+        if let Some(gate) = self.gate {
+            if let Err(e) = gate.disable(Scope::Event) {
+                self.error.get_or_insert(CounterError::Io {
+                    action: "disable the profile's sampling event",
+                    errno: e,
+                });
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn stop_counting(&mut self) {
         if self.wall && !self.clock_outside {
             self.acc_ns += wall_time_ns().wrapping_sub(self.begin_ns);
         }
@@ -343,6 +408,8 @@ pub struct Sampler {
     /// A batched body's inputs per bracket, planned in the first round (see
     /// [`BatchSize::Auto`](super::bencher::BatchSize::Auto)).
     batch: Option<u64>,
+    /// Profile mode: the sampling event the measured brackets switch on and off.
+    gate: Option<Arc<EventFd>>,
 }
 
 impl fmt::Debug for Sampler {
@@ -369,7 +436,13 @@ impl Sampler {
             remote: None,
             simulation: None,
             batch: None,
+            gate: None,
         }
+    }
+
+    /// Profile mode: the samples' brackets switch `gate` (a sampling event) on and off.
+    pub(crate) fn set_profile_gate(&mut self, gate: Option<Arc<EventFd>>) {
+        self.gate = gate;
     }
 
     /// A sampler under Callgrind: one simulated sample per round, its dumps written to
@@ -555,6 +628,7 @@ impl Sampler {
             }
             let measured = run_pass(
                 &mut *groups,
+                self.gate.as_deref(),
                 pass.wall_time,
                 body,
                 empty,
@@ -701,13 +775,14 @@ type PassValues = (Vec<Vec<f64>>, Vec<bool>, Vec<f64>);
 
 fn run_pass(
     groups: &mut [Group],
+    gate: Option<&EventFd>,
     wall: bool,
     body: &mut dyn Body,
     empty: &mut dyn Body,
     iterations: &[u64],
     progress: &mut dyn FnMut(usize),
 ) -> Result<PassValues, CounterError> {
-    let mut meter = Meter::new(groups, wall);
+    let mut meter = Meter::new(groups, wall).gated(gate);
     let columns = meter.acc.len() + usize::from(wall);
     let mut state = PassState::default();
     // Calibration runs are interleaved with the samples (one before each, plus a few up

@@ -72,6 +72,14 @@ pub struct Args {
     /// `--perfbench-simulated DIR` (not in `--help`): this process runs under Callgrind for a
     /// `--simulate` run; its dumps and its result go to DIR.
     pub simulated: Option<PathBuf>,
+    /// `--profile`: sample the measured region of each selected benchmark into
+    /// `target/perfbench/profile/<id>/perf.data` (feature `profile`).
+    pub profile: bool,
+    /// `--profile-counter NAME`: the event that triggers a sample (default: `cycles` where
+    /// there is a PMU, else `cpu-clock`).
+    pub profile_counter: Option<String>,
+    /// `--profile-frequency HZ`: samples per second of the event's time (default 4000).
+    pub profile_frequency: Option<u64>,
 }
 
 /// The baseline to compare with, from `--baseline NAME` or `--baseline-lenient NAME`.
@@ -176,6 +184,21 @@ const OPTIONS: &[(&str, &str, &str)] = &[
         "simulate",
         "",
         "Run under Valgrind's Callgrind: exact simulated counts (instructions, branches, misses)",
+    ),
+    (
+        "profile",
+        "",
+        "Sample the measured region into target/perfbench/profile/ID/perf.data (feature `profile`)",
+    ),
+    (
+        "profile-counter",
+        "NAME",
+        "With --profile: the event that triggers a sample (default cycles, or cpu-clock without a PMU)",
+    ),
+    (
+        "profile-frequency",
+        "HZ",
+        "With --profile: samples per second (default 4000)",
     ),
     (
         "output-format",
@@ -374,6 +397,9 @@ where
         worker: None,
         simulate: false,
         simulated: None,
+        profile: false,
+        profile_counter: None,
+        profile_frequency: None,
     };
     let mut bench = false;
     // Every flag and option may be given once (as with clap and libtest's getopts).
@@ -468,6 +494,15 @@ where
             }
             "perfbench-worker" => a.worker = Some(text(&mut parser)?),
             "simulate" => a.simulate = true,
+            "profile" => a.profile = true,
+            "profile-counter" => a.profile_counter = Some(text(&mut parser)?),
+            "profile-frequency" => {
+                let v = text(&mut parser)?;
+                match v.parse::<u64>() {
+                    Ok(hz) if (1..=100_000).contains(&hz) => a.profile_frequency = Some(hz),
+                    _ => return Err(bad(format!("`{v}` (samples per second, 1 to 100000)"))),
+                }
+            }
             "perfbench-simulated" => a.simulated = Some(PathBuf::from(parser.value()?)),
             "fail-on-regression" => a.fail_on_regression = true,
             "noise-threshold" => {
@@ -525,6 +560,27 @@ where
             "`--simulate` and `--paired` exclude each other (simulated counts are exact: compare \
              with a saved baseline, `--simulate --baseline NAME`)"
                 .to_owned(),
+        ));
+    }
+    if a.profile {
+        for (given, flag) in [
+            (a.simulate, "--simulate"),
+            (a.paired.is_some(), "--paired"),
+            (a.baseline.is_some(), "--baseline"),
+            (a.save_baseline.is_some(), "--save-baseline"),
+            (a.json.is_some(), "--json"),
+        ] {
+            if given {
+                return Err(CliError::usage(format!(
+                    "`--profile` and `{flag}` exclude each other (a profiled run switches the \
+                     sampling on and off in every bracket, so its counts are not a measurement \
+                     to keep or compare)"
+                )));
+            }
+        }
+    } else if a.profile_counter.is_some() || a.profile_frequency.is_some() {
+        return Err(CliError::usage(
+            "`--profile-counter` and `--profile-frequency` need `--profile`".to_owned(),
         ));
     }
     a.test = a.test || !bench;

@@ -12,6 +12,8 @@ use std::process::ExitCode;
 
 pub mod cli;
 pub mod paired;
+#[cfg(feature = "profile")]
+pub mod profile;
 mod progress;
 pub mod simulate;
 
@@ -242,6 +244,18 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     }
     let sysfs = Sysfs::system();
     let machine = Machine::cached();
+    if args.profile {
+        #[cfg(feature = "profile")]
+        return profile::run(&chosen, args, &sysfs, machine);
+        #[cfg(not(feature = "profile"))]
+        {
+            eprintln!(
+                "error: --profile needs perfbench's `profile` feature: perfbench = {{ version = \
+                 \"...\", features = [\"profile\"] }} in [dev-dependencies]"
+            );
+            return ExitCode::from(2);
+        }
+    }
     let counting = if args.simulate {
         match simulate::Simulate::prepare(args) {
             Ok(sim) => Counting::Simulated(sim),
@@ -422,6 +436,8 @@ struct Counted {
     cli_events: Option<Vec<Event>>,
     /// The machine's default counters.
     defaults: Vec<Event>,
+    /// Profile mode: the sampling event the measured brackets switch on and off.
+    gate: Option<std::sync::Arc<sys::EventFd>>,
 }
 
 impl Counted {
@@ -457,6 +473,7 @@ impl Counted {
         Ok(Counted {
             cli_events,
             defaults,
+            gate: None,
         })
     }
 
@@ -473,7 +490,12 @@ impl Counted {
     ) -> Vec<Benchmark> {
         let mut flights: Vec<InFlight<'_>> = chosen
             .iter()
-            .map(|p| InFlight::new(p, self.cli_events.as_ref(), &self.defaults, sysfs, config))
+            .map(|p| {
+                let mut f =
+                    InFlight::new(p, self.cli_events.as_ref(), &self.defaults, sysfs, config);
+                f.gate = self.gate.clone();
+                f
+            })
             .collect();
         let bar = Progress::new(flights.iter().map(|f| u64::from(f.rounds)).sum());
         // Where the thread may run now; the runner pins it per benchmark on hybrid machines
@@ -725,6 +747,8 @@ struct InFlight<'a> {
     done: Option<Benchmark>,
     /// Whether the result was printed (and compared).
     printed: bool,
+    /// Profile mode: the sampling event its brackets switch on and off.
+    gate: Option<std::sync::Arc<sys::EventFd>>,
 }
 
 impl<'a> InFlight<'a> {
@@ -760,6 +784,7 @@ impl<'a> InFlight<'a> {
             throughput: None,
             done,
             printed: false,
+            gate: None,
         }
     }
 
@@ -871,6 +896,7 @@ fn measure_once(f: &mut InFlight<'_>, events: &[Event], bar: &Progress) {
                 });
             }
             let mut s = Box::new(Sampler::new(counters, f.plan.clone()));
+            s.set_profile_gate(f.gate.clone());
             let (id, progress) = (p.id.clone(), bar.clone());
             s.on_progress(move |at| {
                 let round = if at.rounds > 1 {

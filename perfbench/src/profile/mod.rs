@@ -1,0 +1,358 @@
+//! Profile mode (feature `profile`): sampling the measured region of a benchmark, and the
+//! perf.data files that the real `perf` opens.
+//!
+//! - [`ring`]: the sampling ring buffer, drained record by record.
+//! - [`perfdata`]: perf.data files, written and read.
+//! - [`symbols`]: naming sampled addresses from the binaries' symbol tables.
+//! - [`Sampler`]: one sampling event on the calling thread, opened disabled, switched on and
+//!   off around what is to be profiled, drained into a [`perfdata::Writer`].
+//!
+//! This module sits beside [`counters`](crate::counters), above [`sys`](mod@crate::sys) and
+//! [`events`](crate::events); it imports nothing from the harness, the runner or the reports.
+
+pub mod perfdata;
+pub mod ring;
+pub mod symbols;
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::events::{Event, EventKind};
+use crate::sys::{self, raw, EventFd, Scope};
+
+/// What a [`Sampler`] samples and how often.
+#[derive(Clone, Debug)]
+pub struct SamplingOptions {
+    /// The event that triggers a sample: `cpu-clock` when `None` (the clock of the CPU the
+    /// thread runs on, in ns; works without a PMU), else a perf event such as `cycles`.
+    pub event: Option<Event>,
+    /// How often.
+    pub period: Period,
+    /// Record the call chain of each sample (`PERF_SAMPLE_CALLCHAIN`, user space only; frame
+    /// pointers make it complete, see README).
+    pub callchain: bool,
+    /// `branch_sample_type` bits: sample branch stacks (LBR, BRBE) when not 0.
+    pub branch_sample_type: u64,
+    /// Data pages of the ring buffer (a power of two).
+    pub data_pages: usize,
+}
+
+impl Default for SamplingOptions {
+    fn default() -> Self {
+        SamplingOptions {
+            event: None,
+            period: Period::Frequency(4000),
+            callchain: true,
+            branch_sample_type: 0,
+            data_pages: 256,
+        }
+    }
+}
+
+/// How often a sampling event fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Period {
+    /// Every N events (for `cpu-clock`: every N ns).
+    Every(u64),
+    /// About N times a second (the kernel adjusts the period).
+    Frequency(u64),
+}
+
+/// The `sample_type` a [`Sampler`] records.
+pub fn sample_type(options: &SamplingOptions) -> u64 {
+    let mut t = raw::PERF_SAMPLE_IDENTIFIER
+        | raw::PERF_SAMPLE_IP
+        | raw::PERF_SAMPLE_TID
+        | raw::PERF_SAMPLE_TIME
+        | raw::PERF_SAMPLE_PERIOD;
+    if options.callchain {
+        t |= raw::PERF_SAMPLE_CALLCHAIN;
+    }
+    if options.branch_sample_type != 0 {
+        t |= raw::PERF_SAMPLE_BRANCH_STACK;
+    }
+    u64::from(t)
+}
+
+/// Why sampling could not start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileError {
+    /// What failed.
+    pub what: String,
+    /// Why, for this machine.
+    pub reason: String,
+    /// What to do about it.
+    pub fix: String,
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} ({})", self.what, self.reason, self.fix)
+    }
+}
+
+impl std::error::Error for ProfileError {}
+
+/// One sampling event on the calling thread, with its ring buffer.
+#[derive(Debug)]
+pub struct Sampler {
+    fd: Arc<EventFd>,
+    ring: ring::Ring,
+    attr: sys::Attr,
+    id: u64,
+    name: String,
+}
+
+impl Sampler {
+    /// Opens the sampling event on the calling thread (any CPU), disabled, and maps its ring.
+    pub fn open(options: &SamplingOptions) -> Result<Sampler, ProfileError> {
+        let mut attr = sys::new_attr();
+        // perf 6.1 refuses perf.data files whose attr is larger than 128 bytes; the fields
+        // past it (config3) are not used here.
+        attr.size = perfdata::MAX_ATTR_SIZE;
+        let (name, event) = match &options.event {
+            None => ("cpu-clock".to_owned(), None),
+            Some(e) => (e.name.clone(), Some(e)),
+        };
+        match event.map(|e| &e.kind) {
+            None => {
+                attr.type_ = raw::PERF_TYPE_SOFTWARE;
+                attr.config = u64::from(raw::PERF_COUNT_SW_CPU_CLOCK);
+                attr.set_exclude_kernel(1);
+                attr.set_exclude_hv(1);
+            }
+            Some(EventKind::Perf(p)) => {
+                attr.type_ = p.type_;
+                attr.config = p.config;
+                attr.__bindgen_anon_3.config1 = p.config1;
+                attr.__bindgen_anon_4.config2 = p.config2;
+                attr.set_exclude_user(u64::from(!p.user));
+                attr.set_exclude_kernel(u64::from(!p.kernel));
+                attr.set_exclude_hv(u64::from(!p.hypervisor));
+                attr.set_precise_ip(u64::from(p.precise_ip));
+            }
+            Some(EventKind::WallTime) => {
+                return Err(ProfileError {
+                    what: "sampling on wall-time".into(),
+                    reason: "wall-time is a clock read, not a perf event, so it cannot sample"
+                        .into(),
+                    fix: "sample on cpu-clock (the default) or a hardware event such as cycles"
+                        .into(),
+                })
+            }
+        }
+        match options.period {
+            Period::Every(n) => attr.__bindgen_anon_1.sample_period = n.max(1),
+            Period::Frequency(hz) => {
+                attr.set_freq(1);
+                attr.__bindgen_anon_1.sample_freq = hz.max(1);
+            }
+        }
+        attr.sample_type = sample_type(options);
+        attr.branch_sample_type = options.branch_sample_type;
+        attr.set_disabled(1);
+        attr.set_exclude_callchain_kernel(1);
+        attr.set_sample_id_all(0);
+        attr.__bindgen_anon_2.wakeup_events = 0;
+        let fd = EventFd::open(&mut attr, 0, -1, None).map_err(|failure| {
+            let event = options.event.clone().unwrap_or_else(|| Event {
+                name: name.clone(),
+                kind: EventKind::WallTime,
+            });
+            let e = crate::doctor::explain_open_failure(&event, &failure);
+            ProfileError {
+                what: format!("cannot sample on {name} ({})", failure.errno),
+                reason: e.reason,
+                fix: e.fix,
+            }
+        })?;
+        let id = fd.id().map_err(|e| ProfileError {
+            what: format!("cannot read the id of the {name} sampling event"),
+            reason: format!("PERF_EVENT_IOC_ID failed: {e}"),
+            fix: "this kernel is too old for profile mode (Linux 3.12 or newer)".into(),
+        })?;
+        let ring = ring::Ring::new(&fd, options.data_pages).map_err(|e| ProfileError {
+            what: format!("cannot map {} pages of sampling buffer", options.data_pages),
+            reason: format!("mmap failed: {e}"),
+            fix: "use fewer pages, or raise /proc/sys/kernel/perf_event_mlock_kb".into(),
+        })?;
+        Ok(Sampler {
+            fd: Arc::new(fd),
+            ring,
+            attr,
+            id,
+            name,
+        })
+    }
+
+    /// Starts sampling.
+    pub fn enable(&self) -> Result<(), sys::Errno> {
+        self.fd.enable(Scope::Event)
+    }
+
+    /// Stops sampling.
+    pub fn disable(&self) -> Result<(), sys::Errno> {
+        self.fd.disable(Scope::Event)
+    }
+
+    /// Moves the records now in the ring buffer to the end of `out`.
+    pub fn drain(&mut self, out: &mut Vec<u8>) -> Result<usize, ring::RingError> {
+        self.ring.drain(out)
+    }
+
+    /// What the drains have seen (samples, lost, throttling).
+    pub fn stats(&self) -> ring::DrainStats {
+        self.ring.stats()
+    }
+
+    /// The event as a perf.data file describes it, under `name` (perf shows it as the event's
+    /// name: the benchmark's id, say).
+    pub fn event_desc(&self, name: &str) -> perfdata::EventDesc {
+        perfdata::EventDesc {
+            attr: self.attr,
+            ids: vec![self.id],
+            name: name.to_owned(),
+        }
+    }
+
+    /// The name of the event that samples (`cpu-clock`, `cycles`).
+    pub fn event_name(&self) -> &str {
+        &self.name
+    }
+
+    /// The `sample_type` of the attr.
+    pub fn attr(&self) -> &sys::Attr {
+        &self.attr
+    }
+}
+
+impl Sampler {
+    /// Hands the ring buffer to a thread that drains it every `every` into `writer` (each
+    /// drain's records, then a FINISHED_ROUND), and returns the event, for the measuring
+    /// thread to switch on and off, with the [`Recording`] to finish.
+    pub fn record(
+        mut self,
+        mut writer: perfdata::Writer,
+        every: Duration,
+    ) -> (Arc<EventFd>, Recording) {
+        let gate = Arc::clone(&self.fd);
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let mut seen = Seen::default();
+            let mut pass = |s: &mut Sampler, w: &mut perfdata::Writer| -> Result<(), String> {
+                buf.clear();
+                s.drain(&mut buf).map_err(|e| e.to_string())?;
+                if !buf.is_empty() {
+                    seen.scan(&buf);
+                    w.records(&buf)
+                        .map_err(|e| format!("cannot write the profile: {e}"))?;
+                    w.finished_round()
+                        .map_err(|e| format!("cannot write the profile: {e}"))?;
+                }
+                Ok(())
+            };
+            while !stopping.load(Ordering::Acquire) {
+                std::thread::park_timeout(every);
+                pass(&mut self, &mut writer)?;
+            }
+            pass(&mut self, &mut writer)?;
+            Ok(Recorded {
+                writer,
+                stats: self.stats(),
+                ips: seen.ips,
+                time: seen.first.zip(seen.last),
+            })
+        });
+        (
+            gate,
+            Recording {
+                stop,
+                thread: Some(thread),
+            },
+        )
+    }
+}
+
+/// What the samples drained so far say: their instruction pointers and first and last times.
+#[derive(Debug, Default)]
+struct Seen {
+    ips: Vec<u64>,
+    first: Option<u64>,
+    last: Option<u64>,
+}
+
+impl Seen {
+    /// Reads the samples of `records` (as a [`Sampler`] writes them: `sample_type` starts
+    /// with IDENTIFIER, IP, TID, TIME, so their offsets are fixed).
+    fn scan(&mut self, records: &[u8]) {
+        let word = |b: &[u8], at: usize| -> Option<u64> {
+            Some(u64::from_ne_bytes(b.get(at..at + 8)?.try_into().ok()?))
+        };
+        let mut at = 0;
+        while at + 8 <= records.len() {
+            let kind = u32::from_ne_bytes(records[at..at + 4].try_into().expect("4 bytes"));
+            let size = usize::from(u16::from_ne_bytes(
+                records[at + 6..at + 8].try_into().expect("2 bytes"),
+            ));
+            if size < 8 || at + size > records.len() {
+                return;
+            }
+            let r = &records[at..at + size];
+            if kind == raw::PERF_RECORD_SAMPLE {
+                if let (Some(ip), Some(time)) = (word(r, 16), word(r, 32)) {
+                    self.ips.push(ip);
+                    self.first = Some(self.first.map_or(time, |f| f.min(time)));
+                    self.last = Some(self.last.map_or(time, |l| l.max(time)));
+                }
+            }
+            at += size;
+        }
+    }
+}
+
+/// A [`Sampler`]'s ring being drained on its own thread ([`Sampler::record`]).
+#[derive(Debug)]
+pub struct Recording {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<Result<Recorded, String>>>,
+}
+
+/// What a finished [`Recording`] gives.
+#[derive(Debug)]
+pub struct Recorded {
+    /// The writer, with every record written (finish it with the features).
+    pub writer: perfdata::Writer,
+    /// What the drains saw.
+    pub stats: ring::DrainStats,
+    /// Every sample's instruction pointer.
+    pub ips: Vec<u64>,
+    /// The first and last sample's time.
+    pub time: Option<(u64, u64)>,
+}
+
+impl Recording {
+    /// Drains what is left and stops the thread.
+    pub fn finish(mut self) -> Result<Recorded, String> {
+        self.stop.store(true, Ordering::Release);
+        let thread = self.thread.take().expect("finished once");
+        thread.thread().unpark();
+        thread
+            .join()
+            .unwrap_or_else(|_| Err("the profile's drain thread panicked".to_owned()))
+    }
+}
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        if let Some(t) = self.thread.take() {
+            self.stop.store(true, Ordering::Release);
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}

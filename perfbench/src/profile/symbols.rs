@@ -1,0 +1,150 @@
+//! Naming sampled addresses: which function of which mapped binary an instruction pointer is
+//! in, from the binaries' ELF symbol tables (read with the `object` crate; Rust names are
+//! demangled with `rustc-demangle`).
+//!
+//! An address in a mapping is turned into the file offset (`ip - start + pgoff`), then into
+//! the virtual address of the `PT_LOAD` segment that holds that offset, which is what the
+//! symbol table's addresses are. Binaries are read once each.
+
+use std::collections::HashMap;
+
+use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind};
+
+use super::perfdata::Mapping;
+
+/// A symbol table of one binary: (address, size, demangled name), sorted by address, and its
+/// loaded segments as (file offset, file size, virtual address).
+#[derive(Debug, Default)]
+struct Table {
+    symbols: Vec<(u64, u64, String)>,
+    segments: Vec<(u64, u64, u64)>,
+}
+
+impl Table {
+    fn read(path: &str) -> Table {
+        let Ok(data) = std::fs::read(path) else {
+            return Table::default();
+        };
+        let Ok(file) = object::File::parse(&*data) else {
+            return Table::default();
+        };
+        let segments = file
+            .segments()
+            .map(|s| {
+                let (offset, size) = s.file_range();
+                (offset, size, s.address())
+            })
+            .collect();
+        let mut symbols: Vec<(u64, u64, String)> = file
+            .symbols()
+            .chain(file.dynamic_symbols())
+            .filter(|sym| sym.kind() == SymbolKind::Text && sym.address() != 0)
+            .filter_map(|sym| {
+                let name = sym.name().ok()?;
+                Some((
+                    sym.address(),
+                    sym.size(),
+                    format!("{:#}", rustc_demangle::demangle(name)),
+                ))
+            })
+            .collect();
+        symbols.sort_by_key(|s| s.0);
+        Table { symbols, segments }
+    }
+
+    /// The virtual address of file offset `offset`.
+    fn vaddr(&self, offset: u64) -> Option<u64> {
+        self.segments
+            .iter()
+            .find(|&&(o, size, _)| offset >= o && offset - o < size)
+            .map(|&(o, _, vaddr)| offset - o + vaddr)
+    }
+
+    fn name(&self, vaddr: u64) -> Option<&str> {
+        let i = self
+            .symbols
+            .partition_point(|s| s.0 <= vaddr)
+            .checked_sub(1)?;
+        let (addr, size, name) = &self.symbols[i];
+        (*size == 0 || vaddr - addr < *size).then_some(name.as_str())
+    }
+}
+
+/// Names addresses of this process's executable mappings.
+#[derive(Debug)]
+pub struct Symbolizer {
+    maps: Vec<Mapping>,
+    tables: HashMap<String, Table>,
+}
+
+impl Symbolizer {
+    /// A symbolizer over `maps` (binaries are read when first needed).
+    pub fn new(maps: Vec<Mapping>) -> Symbolizer {
+        Symbolizer {
+            maps,
+            tables: HashMap::new(),
+        }
+    }
+
+    /// The function `ip` is in, or `[binary]+0xOFFSET` when the binary has no symbol for it,
+    /// or `0xIP` when no mapping holds it.
+    pub fn name(&mut self, ip: u64) -> String {
+        let Some(m) = self
+            .maps
+            .iter()
+            .find(|m| ip >= m.start && ip - m.start < m.len)
+        else {
+            return format!("{ip:#x}");
+        };
+        let offset = ip - m.start + m.pgoff;
+        let table = self
+            .tables
+            .entry(m.path.clone())
+            .or_insert_with(|| Table::read(&m.path));
+        match table.vaddr(offset).and_then(|v| table.name(v)) {
+            Some(name) => name.to_owned(),
+            None => {
+                let file = m.path.rsplit('/').next().unwrap_or(&m.path);
+                format!("[{file}]+{offset:#x}")
+            }
+        }
+    }
+
+    /// The `n` functions the most of `ips` are in, with their counts, most first (ties by
+    /// name).
+    pub fn hottest(&mut self, ips: &[u64], n: usize) -> Vec<(String, u64)> {
+        let mut counts: HashMap<String, u64> = HashMap::new();
+        for &ip in ips {
+            *counts.entry(self.name(ip)).or_default() += 1;
+        }
+        let mut all: Vec<(String, u64)> = counts.into_iter().collect();
+        all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        all.truncate(n);
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::perfdata::executable_mappings;
+
+    #[inline(never)]
+    fn a_function_to_find() -> u64 {
+        std::hint::black_box(42)
+    }
+
+    #[test]
+    fn this_process_names_its_own_functions() {
+        let maps = executable_mappings(&std::fs::read_to_string("/proc/self/maps").unwrap());
+        let mut s = Symbolizer::new(maps);
+        let ip = a_function_to_find as *const () as usize as u64;
+        let name = s.name(ip + 1);
+        assert!(name.contains("a_function_to_find"), "{name}");
+        assert!(!name.contains("17h"), "demangled without the hash: {name}");
+        assert_eq!(s.name(8), "0x8");
+        let hot = s.hottest(&[ip, ip + 1, 8], 5);
+        assert_eq!(hot[0].1, 2);
+        assert!(hot[0].0.contains("a_function_to_find"));
+    }
+}

@@ -1,0 +1,158 @@
+//! `--profile`: each selected benchmark measured as usual, with a sampling event switched on
+//! at the start of every measured bracket and off at its end, so the samples fall in the
+//! measured region only (not the warm-up, the setup of batched inputs, or the harness between
+//! samples). The samples go to `target/perfbench/profile/ID/perf.data`, which `perf report -i`
+//! opens; the run prints each benchmark's hottest functions.
+//!
+//! The event is `cycles` where the machine has a CPU PMU and `cpu-clock` (the thread's CPU
+//! time) otherwise, or `--profile-counter NAME`, at `--profile-frequency HZ` (4000 by default).
+//! A profiled run writes no report and no baseline: switching the event costs two system calls
+//! per bracket, which its own counts carry.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::{output_dir, Counted, Planned};
+use crate::doctor::Machine;
+use crate::events::{self, Sysfs};
+use crate::model::Outcome;
+use crate::profile::perfdata::{self, Features, Writer};
+use crate::profile::symbols::Symbolizer;
+use crate::profile::{Period, Sampler, SamplingOptions};
+use crate::runner::cli::Args;
+
+/// How often the ring buffer is drained while the benchmark runs.
+const DRAIN_EVERY: Duration = Duration::from_millis(20);
+/// Functions listed per benchmark.
+const HOTTEST: usize = 10;
+
+/// `target/perfbench/profile/GROUP/NAME[/PARAMS]`: each part of the id made safe for a path.
+pub fn profile_dir(id: &str) -> PathBuf {
+    let mut dir = output_dir().join("profile");
+    for part in id.split('/') {
+        let safe: String = part
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        dir.push(match safe.as_str() {
+            "" | "." | ".." => "_".to_owned(),
+            _ => safe,
+        });
+    }
+    dir
+}
+
+/// Profiles `chosen`. Exit 0, 1 when a benchmark failed or panicked, 2 when sampling could not
+/// start or a file could not be written.
+pub(crate) fn run(chosen: &[Planned], args: &Args, sysfs: &Sysfs, machine: &Machine) -> ExitCode {
+    if chosen.is_empty() {
+        eprintln!("error: --profile: no benchmark matches the filter");
+        return ExitCode::from(2);
+    }
+    let event = match &args.profile_counter {
+        Some(name) => match events::parse(name, sysfs) {
+            Ok(e) => Some(e),
+            Err(e) => {
+                eprintln!("error: --profile-counter: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None if machine.has_cpu_pmu() => events::parse("cycles", sysfs).ok(),
+        None => None,
+    };
+    let options = SamplingOptions {
+        event,
+        period: Period::Frequency(args.profile_frequency.unwrap_or(4000)),
+        ..SamplingOptions::default()
+    };
+    let mut counted = match Counted::prepare(args, chosen, sysfs, machine) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let config = super::run_config(
+        args,
+        counted.cli_events.as_ref().unwrap_or(&counted.defaults),
+    );
+    let mut status = ExitCode::SUCCESS;
+    for p in chosen {
+        match profile_one(p, &options, &mut counted, sysfs, &config) {
+            Ok(true) => {}
+            Ok(false) => status = ExitCode::from(1),
+            Err(e) => {
+                eprintln!("error: {}: {e}", p.id);
+                return ExitCode::from(2);
+            }
+        }
+    }
+    status
+}
+
+/// Profiles one benchmark; `Ok(false)` when it failed or panicked.
+fn profile_one(
+    p: &Planned,
+    options: &SamplingOptions,
+    counted: &mut Counted,
+    sysfs: &Sysfs,
+    config: &crate::model::Config,
+) -> Result<bool, String> {
+    let sampler = Sampler::open(options).map_err(|e| e.to_string())?;
+    let event_name = sampler.event_name().to_owned();
+    let path = profile_dir(&p.id).join("perf.data");
+    let mut writer = Writer::create(&path, vec![sampler.event_desc(&p.id)])
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let maps = writer
+        .this_process()
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let (gate, recording) = sampler.record(writer, DRAIN_EVERY);
+    counted.gate = Some(gate);
+    let results = counted.measure(std::slice::from_ref(p), sysfs, config, &mut |_, _, _| {});
+    counted.gate = None;
+    let recorded = recording.finish()?;
+    let features = Features {
+        sample_time: recorded.time,
+        build_ids: perfdata::build_ids(&maps),
+        branch_stack: options.branch_sample_type != 0,
+        ..Features::of_this_machine()
+    };
+    let path = recorded
+        .writer
+        .finish(&features)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let ok = results
+        .iter()
+        .all(|b| !matches!(b.outcome, Outcome::Panicked | Outcome::Failed));
+    for b in &results {
+        if let Some(f) = b.failure() {
+            println!("{}: {f}", p.id);
+        }
+    }
+    let s = recorded.stats;
+    println!(
+        "{}: {} samples of {event_name} in the measured region -> {}",
+        p.id,
+        s.samples,
+        path.display()
+    );
+    if s.lost > 0 || s.throttled > 0 {
+        println!(
+            "  {} samples lost (the buffer was full), throttled {} times",
+            s.lost, s.throttled
+        );
+    }
+    let mut symbols = Symbolizer::new(maps);
+    let total = recorded.ips.len().max(1) as f64;
+    for (name, n) in symbols.hottest(&recorded.ips, HOTTEST) {
+        println!("  {:5.1}%  {name}", 100.0 * n as f64 / total);
+    }
+    Ok(ok)
+}
