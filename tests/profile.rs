@@ -61,6 +61,31 @@ fn profile_mode_writes_a_perf_data_per_selected_benchmark_and_nothing_else() {
     assert!(!target.join("perfbench/html-fixture.json").exists());
     assert!(!target.join("perfbench/report").exists());
 
+    // perfbench's own reader: every record decodes, every sample has an ip and a time within
+    // the SAMPLE_TIME feature's span.
+    use perfbench::profile::perfdata::PerfData;
+    use perfbench::profile::record::{self, Record, SampleFormat};
+    let data = PerfData::read(&work).unwrap();
+    let (first, last) = data.features.sample_time.expect("SAMPLE_TIME");
+    let attr_bytes = &data.attrs[0].0;
+    // perf_event_attr: type, size (u32 each), config, sample_period, then sample_type.
+    let sample_type = u64::from_ne_bytes(attr_bytes[24..32].try_into().unwrap());
+    let format = SampleFormat {
+        sample_type,
+        ..SampleFormat::default()
+    };
+    let mut samples = 0;
+    for r in record::split(&data.data) {
+        let r = r.unwrap();
+        if let Record::Sample(s) = record::parse(&format, r).unwrap() {
+            samples += 1;
+            assert!(s.ip.is_some_and(|ip| ip != 0));
+            assert!(s.time.is_some_and(|t| (first..=last).contains(&t)));
+            assert_eq!(s.identifier, Some(data.attrs[0].1[0]));
+        }
+    }
+    assert!(samples > 50, "{samples} samples");
+
     let perf_ok = Command::new("perf")
         .arg("--version")
         .output()

@@ -2,6 +2,9 @@
 //! perf.data files that the real `perf` opens.
 //!
 //! - [`ring`]: the sampling ring buffer, drained record by record.
+//! - [`record`]: the records the kernel writes into it (every `PERF_SAMPLE_*` field), decoded
+//!   from borrowed bytes in either byte order.
+//! - [`branch`]: branch-stack filters (`perf record -j` names) and entries.
 //! - [`perfdata`]: perf.data files, written and read.
 //! - [`symbols`]: naming sampled addresses from the binaries' symbol tables.
 //! - [`Sampler`]: one sampling event on the calling thread, opened disabled, switched on and
@@ -10,7 +13,9 @@
 //! This module sits beside [`counters`](crate::counters), above [`sys`](mod@crate::sys) and
 //! [`events`](crate::events); it imports nothing from the harness, the runner or the reports.
 
+pub mod branch;
 pub mod perfdata;
+pub mod record;
 pub mod ring;
 pub mod symbols;
 
@@ -243,7 +248,7 @@ impl Sampler {
         let stopping = Arc::clone(&stop);
         let thread = std::thread::spawn(move || {
             let mut buf = Vec::new();
-            let mut seen = Seen::default();
+            let mut seen = Seen::new(&self.attr);
             let mut pass = |s: &mut Sampler, w: &mut perfdata::Writer| -> Result<(), String> {
                 buf.clear();
                 s.drain(&mut buf).map_err(|e| e.to_string())?;
@@ -279,38 +284,37 @@ impl Sampler {
 }
 
 /// What the samples drained so far say: their instruction pointers and first and last times.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Seen {
+    format: record::SampleFormat,
     ips: Vec<u64>,
     first: Option<u64>,
     last: Option<u64>,
 }
 
 impl Seen {
-    /// Reads the samples of `records` (as a [`Sampler`] writes them: `sample_type` starts
-    /// with IDENTIFIER, IP, TID, TIME, so their offsets are fixed).
+    fn new(attr: &sys::Attr) -> Seen {
+        Seen {
+            format: record::SampleFormat::from_attr(attr, 0),
+            ips: Vec::new(),
+            first: None,
+            last: None,
+        }
+    }
+
+    /// Reads the samples of `records` (whole records, as a drain gives them). The drain has
+    /// checked their sizes; a sample that does not decode is skipped (and stays in the file).
     fn scan(&mut self, records: &[u8]) {
-        let word = |b: &[u8], at: usize| -> Option<u64> {
-            Some(u64::from_ne_bytes(b.get(at..at + 8)?.try_into().ok()?))
-        };
-        let mut at = 0;
-        while at + 8 <= records.len() {
-            let kind = u32::from_ne_bytes(records[at..at + 4].try_into().expect("4 bytes"));
-            let size = usize::from(u16::from_ne_bytes(
-                records[at + 6..at + 8].try_into().expect("2 bytes"),
-            ));
-            if size < 8 || at + size > records.len() {
-                return;
-            }
-            let r = &records[at..at + size];
-            if kind == raw::PERF_RECORD_SAMPLE {
-                if let (Some(ip), Some(time)) = (word(r, 16), word(r, 32)) {
+        for r in record::split(records).flatten() {
+            if let Ok(record::Record::Sample(s)) = record::parse(&self.format, r) {
+                if let Some(ip) = s.ip {
                     self.ips.push(ip);
-                    self.first = Some(self.first.map_or(time, |f| f.min(time)));
-                    self.last = Some(self.last.map_or(time, |l| l.max(time)));
+                }
+                if let Some(t) = s.time {
+                    self.first = Some(self.first.map_or(t, |f| f.min(t)));
+                    self.last = Some(self.last.map_or(t, |l| l.max(t)));
                 }
             }
-            at += size;
         }
     }
 }
