@@ -114,6 +114,30 @@ fn profile_mode_writes_a_perf_data_per_selected_benchmark_and_nothing_else() {
 }
 
 #[test]
+fn branch_stacks_on_a_software_event_are_refused_with_the_reason() {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("profile-branches");
+    let o = run(
+        &target,
+        &[
+            "--profile",
+            "--profile-counter",
+            "cpu-clock",
+            "--branch-filter",
+            "any,u",
+            "sum",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("cannot sample branch stacks on cpu-clock"),
+        "{err}"
+    );
+    assert!(err.contains("LBR on x86, BRBE on arm64"), "{err}");
+    assert!(!target.join("perfbench/profile").exists());
+}
+
+#[test]
 fn profile_mode_refuses_what_it_cannot_do() {
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("profile-refusals");
     for (args, want) in [
@@ -135,6 +159,11 @@ fn profile_mode_refuses_what_it_cannot_do() {
             &["--profile", "--profile-counter", "no-such-event", "sum"][..],
             "no-such-event",
         ),
+        (
+            &["--profile", "--branch-filter", "any,bogus", "sum"][..],
+            "bogus",
+        ),
+        (&["--branch-filter", "any"][..], "need `--profile`"),
     ] {
         let o = run(&target, args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));

@@ -451,6 +451,10 @@ pub struct Report {
     pub counters: Vec<CounterStatus>,
     /// Whether `--simulate` works here: the Valgrind it would use, or why not.
     pub simulation: Result<callgrind::Valgrind, String>,
+    /// Whether `--profile` can sample on `cpu-clock` here, or why not.
+    pub cpu_clock_sampling: Result<(), String>,
+    /// Whether branch stacks (LBR on x86, BRBE on arm64) can be sampled here, or why not.
+    pub branch_stacks: Result<(), String>,
 }
 
 /// The counters `perfbench doctor` tries by default.
@@ -484,11 +488,79 @@ pub fn diagnose(events: &[Event], machine: Machine) -> Report {
             machine.arch
         ))
     };
+    let (cpu_clock_sampling, branch_stacks) = probe_sampling(&machine);
     Report {
         machine,
         counters,
         simulation,
+        cpu_clock_sampling,
+        branch_stacks,
     }
+}
+
+/// Opens (disabled, on this thread) a `cpu-clock` sampling event, and a `cycles` one taking
+/// user-space branch stacks: what profile mode needs.
+fn probe_sampling(machine: &Machine) -> (Result<(), String>, Result<(), String>) {
+    let open = |type_: u32, config: u64, branches: bool| {
+        let mut attr = sys::new_attr();
+        attr.type_ = type_;
+        attr.config = config;
+        attr.__bindgen_anon_1.sample_period = 100_000;
+        attr.sample_type = u64::from(sys::raw::PERF_SAMPLE_IP);
+        attr.set_disabled(1);
+        attr.set_exclude_kernel(1);
+        attr.set_exclude_hv(1);
+        if branches {
+            attr.sample_type |= u64::from(sys::raw::PERF_SAMPLE_BRANCH_STACK);
+            attr.branch_sample_type =
+                u64::from(sys::raw::PERF_SAMPLE_BRANCH_ANY | sys::raw::PERF_SAMPLE_BRANCH_USER);
+        }
+        sys::EventFd::open(&mut attr, 0, -1, None).map(drop)
+    };
+    let clock = open(
+        sys::raw::PERF_TYPE_SOFTWARE,
+        u64::from(sys::raw::PERF_COUNT_SW_CPU_CLOCK),
+        false,
+    )
+    .map_err(|f| {
+        format!(
+            "{}: {}",
+            f.errno,
+            if f.errno.0 == libc::EACCES {
+                "perf_event_paranoid forbids sampling this thread"
+            } else {
+                "the kernel refused a cpu-clock sampling event"
+            }
+        )
+    });
+    let branches = if !machine.has_cpu_pmu() {
+        Err(
+            "no CPU PMU here, so no branch record (LBR on x86, BRBE on arm64) to sample; \
+             profile mode samples cpu-clock without branch stacks"
+                .to_owned(),
+        )
+    } else {
+        open(
+            sys::raw::PERF_TYPE_HARDWARE,
+            u64::from(sys::raw::PERF_COUNT_HW_CPU_CYCLES),
+            true,
+        )
+        .map_err(|f| match f.errno.0 {
+            libc::EOPNOTSUPP | libc::ENOENT | libc::EINVAL => format!(
+                "{}: this CPU's PMU offers no branch stacks (no LBR or BRBE, or a VM hides it)",
+                f.errno
+            ),
+            libc::EACCES | libc::EPERM => format!(
+                "{}: branch stacks are not allowed at this perf_event_paranoid level",
+                f.errno
+            ),
+            _ => format!(
+                "{}: the kernel refused a branch-stack sampling event",
+                f.errno
+            ),
+        })
+    };
+    (clock, branches)
 }
 
 fn try_counter(event: &Event, machine: &Machine) -> Status {
@@ -705,6 +777,21 @@ impl fmt::Display for Report {
                 v.path.display()
             )?,
             Err(why) => writeln!(f, "  callgrind            no   {why}")?,
+        }
+        writeln!(f, "\nprofiling (--profile, feature `profile`)")?;
+        match &self.cpu_clock_sampling {
+            Ok(()) => writeln!(
+                f,
+                "  cpu-clock sampling   yes  samples this thread's CPU time into perf.data"
+            )?,
+            Err(why) => writeln!(f, "  cpu-clock sampling   no   {why}")?,
+        }
+        match &self.branch_stacks {
+            Ok(()) => writeln!(
+                f,
+                "  branch stacks        yes  --branch-filter samples taken branches with cycles"
+            )?,
+            Err(why) => writeln!(f, "  branch stacks        no   {why}")?,
         }
         writeln!(f)?;
         let hardware_missing = !unavailable.is_empty() && !self.hardware_available();

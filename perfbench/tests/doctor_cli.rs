@@ -73,6 +73,29 @@ fn check_doctor_output(out: &Output, privileged: bool) {
         "callgrind            no   Valgrind is not on PATH"
     };
     assert!(s.contains(simulation), "{s}");
+    // Profile mode: cpu-clock samples in any VM; branch stacks need a PMU with a branch
+    // record, and without a PMU the line says so.
+    assert!(
+        s.contains("\nprofiling (--profile, feature `profile`)\n"),
+        "{s}"
+    );
+    assert!(s.contains("  cpu-clock sampling   yes  "), "{s}");
+    let no_pmu = std::fs::read_dir("/sys/bus/event_source/devices")
+        .map(|d| {
+            !d.flatten().any(|e| {
+                let n = e.file_name().to_string_lossy().into_owned();
+                n == "cpu" || n.starts_with("cpu_") || n.starts_with("armv8")
+            })
+        })
+        .unwrap_or(true);
+    if no_pmu {
+        assert!(
+            s.contains("  branch stacks        no   no CPU PMU here, so no branch record (LBR on x86, BRBE on arm64)"),
+            "{s}"
+        );
+    } else {
+        assert!(s.contains("  branch stacks        "), "{s}");
+    }
     assert!(s.contains("task-clock         yes  via read"), "{s}");
     let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
         .unwrap()

@@ -303,3 +303,135 @@ fn a_one_page_buffer_wraps_and_a_slow_reader_loses_samples_for_real() {
     );
     assert!(buf.len() <= page, "never more than the buffer holds");
 }
+
+#[inline(never)]
+fn perfbench_branch_source(x: u64) -> u64 {
+    black_box(x).wrapping_mul(3)
+}
+
+#[inline(never)]
+fn perfbench_branch_target(x: u64) -> u64 {
+    black_box(x).wrapping_add(7)
+}
+
+/// A sample record with IDENTIFIER, IP, TID, TIME, PERIOD and a branch stack of `entries`.
+fn branch_sample(
+    id: u64,
+    ip: u64,
+    time: u64,
+    entries: &[perfbench::profile::branch::BranchEntry],
+) -> Vec<u8> {
+    use perfbench::profile::record::ByteOrder;
+    use perfbench::sys::raw;
+    let size = 8 + 8 * 5 + 8 + 24 * entries.len();
+    let mut r = Vec::with_capacity(size);
+    r.extend_from_slice(&raw::PERF_RECORD_SAMPLE.to_ne_bytes());
+    r.extend_from_slice(&(raw::PERF_RECORD_MISC_USER as u16).to_ne_bytes());
+    r.extend_from_slice(&(size as u16).to_ne_bytes());
+    let pid = std::process::id();
+    let tid = perfbench::sys::gettid() as u32;
+    r.extend_from_slice(&id.to_ne_bytes());
+    r.extend_from_slice(&ip.to_ne_bytes());
+    r.extend_from_slice(&pid.to_ne_bytes());
+    r.extend_from_slice(&tid.to_ne_bytes());
+    r.extend_from_slice(&time.to_ne_bytes());
+    r.extend_from_slice(&1000u64.to_ne_bytes());
+    r.extend_from_slice(&(entries.len() as u64).to_ne_bytes());
+    for e in entries {
+        r.extend_from_slice(&e.from.to_ne_bytes());
+        r.extend_from_slice(&e.to.to_ne_bytes());
+        r.extend_from_slice(&e.flags(ByteOrder::NATIVE).to_ne_bytes());
+    }
+    assert_eq!(r.len(), size);
+    r
+}
+
+#[test]
+fn a_branch_stack_file_shows_its_branches_and_flags_in_perf_script() {
+    use perfbench::profile::branch::{BranchEntry, BranchFilter};
+    use perfbench::sys::{self, raw};
+    if !perf_here() {
+        return;
+    }
+    black_box((perfbench_branch_source(1), perfbench_branch_target(2)));
+    // Real instruction addresses of this test binary, so perf names them from its symbols.
+    let source = perfbench_branch_source as *const () as u64;
+    let target = perfbench_branch_target as *const () as u64;
+    let filter = BranchFilter::parse("any,u").unwrap();
+    let mut attr = sys::new_attr();
+    attr.size = perfdata::MAX_ATTR_SIZE;
+    attr.type_ = raw::PERF_TYPE_HARDWARE;
+    attr.config = u64::from(raw::PERF_COUNT_HW_CPU_CYCLES);
+    attr.__bindgen_anon_1.sample_period = 1000;
+    attr.sample_type = u64::from(
+        raw::PERF_SAMPLE_IDENTIFIER
+            | raw::PERF_SAMPLE_IP
+            | raw::PERF_SAMPLE_TID
+            | raw::PERF_SAMPLE_TIME
+            | raw::PERF_SAMPLE_PERIOD
+            | raw::PERF_SAMPLE_BRANCH_STACK,
+    );
+    attr.branch_sample_type = filter.bits();
+    attr.set_exclude_kernel(1);
+    let dir = scratch("brstack");
+    let path = dir.join("perf.data");
+    let event = perfdata::EventDesc {
+        attr,
+        ids: vec![11],
+        name: "branches".into(),
+    };
+    let mut w = Writer::create(&path, vec![event]).unwrap();
+    let maps = w.this_process().unwrap();
+    let taken = BranchEntry {
+        from: source + 4,
+        to: target,
+        mispredicted: true,
+        ..BranchEntry::default()
+    };
+    let back = BranchEntry {
+        from: target + 8,
+        to: source + 12,
+        predicted: true,
+        cycles: 9,
+        ..BranchEntry::default()
+    };
+    for k in 0..5u64 {
+        w.records(&branch_sample(11, source + 4, 1000 + k, &[taken, back]))
+            .unwrap();
+    }
+    w.finished_round().unwrap();
+    w.finish(&Features {
+        branch_stack: true,
+        sample_time: Some((1000, 1004)),
+        build_ids: perfdata::build_ids(&maps),
+        ..Features::of_this_machine()
+    })
+    .unwrap();
+    let file = path.to_str().unwrap();
+    let raw_out = perf(&["script", "-i", file, "-F", "brstack"]);
+    let want_taken = format!("{:#x}/{:#x}/M/", source + 4, target);
+    let want_back = format!("{:#x}/{:#x}/P/", target + 8, source + 12);
+    assert_eq!(
+        raw_out.matches(&want_taken).count(),
+        5,
+        "{want_taken}:\n{raw_out}"
+    );
+    assert_eq!(
+        raw_out.matches(&want_back).count(),
+        5,
+        "{want_back}:\n{raw_out}"
+    );
+    let sym = perf(&["script", "-i", file, "-F", "brstacksym"]);
+    let taken_sym =
+        "profile_perf::perfbench_branch_source+0x4/profile_perf::perfbench_branch_target+0x0/M/";
+    let back_sym =
+        "profile_perf::perfbench_branch_target+0x8/profile_perf::perfbench_branch_source+0xc/P/";
+    assert_eq!(sym.matches(taken_sym).count(), 5, "{sym}");
+    assert_eq!(sym.matches(back_sym).count(), 5, "{sym}");
+    let header = perf(&["report", "-i", file, "--header-only", "-I"]);
+    assert!(
+        !header.contains("missing features: TRACING_DATA BRANCH_STACK"),
+        "{header}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -122,6 +122,24 @@ impl Sampler {
             None => ("cpu-clock".to_owned(), None),
             Some(e) => (e.name.clone(), Some(e)),
         };
+        if options.branch_sample_type != 0 && !event.is_some_and(|e| e.needs_pmu()) {
+            return Err(ProfileError {
+                what: format!("cannot sample branch stacks on {name}"),
+                reason: format!(
+                    "branch stacks come from the CPU's branch record (LBR on x86, BRBE on \
+                     arm64) and the kernel takes them only with a hardware event; {name} is \
+                     a software event{}",
+                    if crate::doctor::Machine::cached().has_cpu_pmu() {
+                        ""
+                    } else {
+                        ", and this machine has no CPU PMU at all"
+                    }
+                ),
+                fix: "drop --branch-filter here; on a machine with LBR or BRBE, sample a \
+                      hardware event (--profile-counter cycles)"
+                    .into(),
+            });
+        }
         match event.map(|e| &e.kind) {
             None => {
                 attr.type_ = raw::PERF_TYPE_SOFTWARE;
@@ -168,6 +186,17 @@ impl Sampler {
                 kind: EventKind::WallTime,
             });
             let e = crate::doctor::explain_open_failure(&event, &failure);
+            let branch_refused = options.branch_sample_type != 0
+                && matches!(failure.errno.0, libc::EOPNOTSUPP | libc::EINVAL);
+            if branch_refused {
+                return ProfileError {
+                    what: format!("cannot sample branch stacks on {name} ({})", failure.errno),
+                    reason: "this CPU's PMU offers no branch record (LBR on x86, BRBE on arm64), \
+                             or a VM hides it, or it does not take this filter"
+                        .into(),
+                    fix: "drop --branch-filter, or try a simpler filter (any,u)".into(),
+                };
+            }
             ProfileError {
                 what: format!("cannot sample on {name} ({})", failure.errno),
                 reason: e.reason,
@@ -269,8 +298,10 @@ impl Sampler {
             Ok(Recorded {
                 writer,
                 stats: self.stats(),
-                ips: seen.ips,
                 time: seen.first.zip(seen.last),
+                branches: most_first(seen.branches),
+                mispredicted: most_first(seen.mispredicted),
+                ips: seen.ips,
             })
         });
         (
@@ -288,6 +319,10 @@ impl Sampler {
 struct Seen {
     format: record::SampleFormat,
     ips: Vec<u64>,
+    /// Taken branches of the samples' branch stacks, by (from, to).
+    branches: std::collections::HashMap<(u64, u64), u64>,
+    /// Mispredicted branches, by source.
+    mispredicted: std::collections::HashMap<u64, u64>,
     first: Option<u64>,
     last: Option<u64>,
 }
@@ -297,6 +332,8 @@ impl Seen {
         Seen {
             format: record::SampleFormat::from_attr(attr, 0),
             ips: Vec::new(),
+            branches: Default::default(),
+            mispredicted: Default::default(),
             first: None,
             last: None,
         }
@@ -313,6 +350,12 @@ impl Seen {
                 if let Some(t) = s.time {
                     self.first = Some(self.first.map_or(t, |f| f.min(t)));
                     self.last = Some(self.last.map_or(t, |l| l.max(t)));
+                }
+                for e in s.branch_stack.iter().flat_map(|b| &b.entries) {
+                    *self.branches.entry((e.from, e.to)).or_default() += 1;
+                    if e.mispredicted {
+                        *self.mispredicted.entry(e.from).or_default() += 1;
+                    }
                 }
             }
         }
@@ -337,6 +380,17 @@ pub struct Recorded {
     pub ips: Vec<u64>,
     /// The first and last sample's time.
     pub time: Option<(u64, u64)>,
+    /// Taken branches of the samples' branch stacks, (from, to) with their count, most first.
+    pub branches: Vec<((u64, u64), u64)>,
+    /// Mispredicted branches by source address, with their count, most first.
+    pub mispredicted: Vec<(u64, u64)>,
+}
+
+/// A count map as a list, most first (ties by key, so the order is stable).
+fn most_first<K: Ord + Copy>(counts: std::collections::HashMap<K, u64>) -> Vec<(K, u64)> {
+    let mut v: Vec<(K, u64)> = counts.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
 }
 
 impl Recording {

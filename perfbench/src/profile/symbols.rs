@@ -61,12 +61,17 @@ impl Table {
     }
 
     fn name(&self, vaddr: u64) -> Option<&str> {
+        self.symbol(vaddr).map(|s| s.1)
+    }
+
+    /// The symbol holding `vaddr`: its address and name.
+    fn symbol(&self, vaddr: u64) -> Option<(u64, &str)> {
         let i = self
             .symbols
             .partition_point(|s| s.0 <= vaddr)
             .checked_sub(1)?;
         let (addr, size, name) = &self.symbols[i];
-        (*size == 0 || vaddr - addr < *size).then_some(name.as_str())
+        (*size == 0 || vaddr - addr < *size).then_some((*addr, name.as_str()))
     }
 }
 
@@ -105,6 +110,33 @@ impl Symbolizer {
             Some(name) => name.to_owned(),
             None => {
                 let file = m.path.rsplit('/').next().unwrap_or(&m.path);
+                format!("[{file}]+{offset:#x}")
+            }
+        }
+    }
+
+    /// [`name`](Symbolizer::name) with the offset into the function: `fib+0x1c`.
+    pub fn name_at(&mut self, ip: u64) -> String {
+        let Some(m) = self
+            .maps
+            .iter()
+            .find(|m| ip >= m.start && ip - m.start < m.len)
+        else {
+            return format!("{ip:#x}");
+        };
+        let offset = ip - m.start + m.pgoff;
+        let path = m.path.clone();
+        let table = self
+            .tables
+            .entry(path.clone())
+            .or_insert_with(|| Table::read(&path));
+        let found = table
+            .vaddr(offset)
+            .and_then(|v| table.symbol(v).map(|(addr, name)| (v - addr, name)));
+        match found {
+            Some((delta, name)) => format!("{name}+{delta:#x}"),
+            None => {
+                let file = path.rsplit('/').next().unwrap_or(&path);
                 format!("[{file}]+{offset:#x}")
             }
         }

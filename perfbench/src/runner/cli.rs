@@ -80,6 +80,9 @@ pub struct Args {
     pub profile_counter: Option<String>,
     /// `--profile-frequency HZ`: samples per second of the event's time (default 4000).
     pub profile_frequency: Option<u64>,
+    /// `--branch-filter LIST`: with `--profile`, also sample branch stacks of these kinds
+    /// (`perf record -j` names: `any`, `any_call`, `any_ret`, `ind_call`, `cond`, ... `u`, `k`).
+    pub branch_filter: Option<String>,
 }
 
 /// The baseline to compare with, from `--baseline NAME` or `--baseline-lenient NAME`.
@@ -199,6 +202,11 @@ const OPTIONS: &[(&str, &str, &str)] = &[
         "profile-frequency",
         "HZ",
         "With --profile: samples per second (default 4000)",
+    ),
+    (
+        "branch-filter",
+        "LIST",
+        "With --profile: also sample branch stacks (any,any_call,any_ret,ind_call,cond,...,u,k)",
     ),
     (
         "output-format",
@@ -400,6 +408,7 @@ where
         profile: false,
         profile_counter: None,
         profile_frequency: None,
+        branch_filter: None,
     };
     let mut bench = false;
     // Every flag and option may be given once (as with clap and libtest's getopts).
@@ -496,6 +505,7 @@ where
             "simulate" => a.simulate = true,
             "profile" => a.profile = true,
             "profile-counter" => a.profile_counter = Some(text(&mut parser)?),
+            "branch-filter" => a.branch_filter = Some(text(&mut parser)?),
             "profile-frequency" => {
                 let v = text(&mut parser)?;
                 match v.parse::<u64>() {
@@ -578,9 +588,13 @@ where
                 )));
             }
         }
-    } else if a.profile_counter.is_some() || a.profile_frequency.is_some() {
+    } else if a.profile_counter.is_some()
+        || a.profile_frequency.is_some()
+        || a.branch_filter.is_some()
+    {
         return Err(CliError::usage(
-            "`--profile-counter` and `--profile-frequency` need `--profile`".to_owned(),
+            "`--profile-counter`, `--profile-frequency` and `--branch-filter` need `--profile`"
+                .to_owned(),
         ));
     }
     a.test = a.test || !bench;

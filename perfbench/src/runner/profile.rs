@@ -17,6 +17,7 @@ use super::{output_dir, Counted, Planned};
 use crate::doctor::Machine;
 use crate::events::{self, Sysfs};
 use crate::model::Outcome;
+use crate::profile::branch::BranchFilter;
 use crate::profile::perfdata::{self, Features, Writer};
 use crate::profile::symbols::Symbolizer;
 use crate::profile::{Period, Sampler, SamplingOptions};
@@ -67,9 +68,20 @@ pub(crate) fn run(chosen: &[Planned], args: &Args, sysfs: &Sysfs, machine: &Mach
         None if machine.has_cpu_pmu() => events::parse("cycles", sysfs).ok(),
         None => None,
     };
+    let branch_sample_type = match &args.branch_filter {
+        Some(list) => match BranchFilter::parse(list) {
+            Ok(f) => f.bits(),
+            Err(e) => {
+                eprintln!("error: --branch-filter: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => 0,
+    };
     let options = SamplingOptions {
         event,
         period: Period::Frequency(args.profile_frequency.unwrap_or(4000)),
+        branch_sample_type,
         ..SamplingOptions::default()
     };
     let mut counted = match Counted::prepare(args, chosen, sysfs, machine) {
@@ -153,6 +165,22 @@ fn profile_one(
     let total = recorded.ips.len().max(1) as f64;
     for (name, n) in symbols.hottest(&recorded.ips, HOTTEST) {
         println!("  {:5.1}%  {name}", 100.0 * n as f64 / total);
+    }
+    if options.branch_sample_type != 0 {
+        let taken: u64 = recorded.branches.iter().map(|b| b.1).sum();
+        println!("  hottest taken branches ({taken} in the samples' branch stacks):");
+        for ((from, to), n) in recorded.branches.iter().take(HOTTEST / 2) {
+            println!(
+                "  {n:7}  {} -> {}",
+                symbols.name_at(*from),
+                symbols.name_at(*to)
+            );
+        }
+        let missed: u64 = recorded.mispredicted.iter().map(|b| b.1).sum();
+        println!("  top misprediction sites ({missed} mispredicted):");
+        for (from, n) in recorded.mispredicted.iter().take(HOTTEST / 2) {
+            println!("  {n:7}  {}", symbols.name_at(*from));
+        }
     }
     Ok(ok)
 }
