@@ -241,23 +241,12 @@ impl EventFd {
     /// Maps the event's first page (`struct perf_event_mmap_page`) read-only.
     pub fn map_user_page(&self) -> Result<MappedPage, Errno> {
         let len = page_size();
-        // SAFETY: mapping a perf event fd with offset 0 and one page is the documented way to
-        // obtain its user page; the result is checked before use.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                self.as_raw_fd(),
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(Errno::last());
-        }
-        let ptr = NonNull::new(ptr.cast::<MmapPage>()).ok_or(Errno(libc::EFAULT))?;
-        Ok(MappedPage { ptr, len })
+        // Offset 0, one page: the documented way to obtain an event's user page.
+        let ptr = map(len, libc::PROT_READ, libc::MAP_SHARED, self.as_raw_fd())?;
+        Ok(MappedPage {
+            ptr: ptr.cast::<MmapPage>(),
+            len,
+        })
     }
 }
 
@@ -271,22 +260,10 @@ impl EventFd {
         }
         let page = page_size();
         let len = (1 + data_pages) * page;
-        // SAFETY: a shared read-write mapping of 1 + 2^n pages at offset 0 of a sampling event
-        // fd is the documented ring buffer; the result is checked before use.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                self.as_raw_fd(),
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(Errno::last());
-        }
-        let ptr = NonNull::new(ptr.cast::<u8>()).ok_or(Errno(libc::EFAULT))?;
+        // A shared read-write mapping of 1 + 2^n pages at offset 0 of a sampling event fd is
+        // the documented ring buffer.
+        let rw = libc::PROT_READ | libc::PROT_WRITE;
+        let ptr = map(len, rw, libc::MAP_SHARED, self.as_raw_fd())?;
         Ok(MappedRing {
             ptr,
             len,
@@ -325,21 +302,7 @@ impl MappedRing {
         }
         let page = page_size();
         let len = (1 + data_pages) * page;
-        // SAFETY: a fresh private anonymous mapping; the result is checked before use.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(Errno::last());
-        }
-        let ptr = NonNull::new(ptr.cast::<u8>()).ok_or(Errno(libc::EFAULT))?;
+        let ptr = map_anonymous(len)?;
         Ok(MappedRing {
             ptr,
             len,
@@ -454,6 +417,25 @@ fn check(ret: libc::c_int) -> Result<(), Errno> {
     } else {
         Ok(())
     }
+}
+
+/// `mmap(NULL, len, prot, flags, fd, 0)`: the start of the new mapping (which the caller owns
+/// and unmaps).
+fn map(len: usize, prot: i32, flags: i32, fd: RawFd) -> Result<NonNull<u8>, Errno> {
+    // SAFETY: no address hint and offset 0: mmap places a fresh mapping and has no other
+    // precondition; a file mapping's validity for `fd` is the kernel's to check, and the
+    // result is checked before use.
+    let ptr = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, flags, fd, 0) };
+    if ptr == libc::MAP_FAILED {
+        return Err(Errno::last());
+    }
+    NonNull::new(ptr.cast::<u8>()).ok_or(Errno(libc::EFAULT))
+}
+
+/// `len` fresh private anonymous read-write bytes (not yet faulted in).
+fn map_anonymous(len: usize) -> Result<NonNull<u8>, Errno> {
+    let rw = libc::PROT_READ | libc::PROT_WRITE;
+    map(len, rw, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1)
 }
 
 /// The system page size.
@@ -719,21 +701,7 @@ impl AnonMapping {
     /// Maps `pages` fresh private anonymous pages (not yet faulted in).
     pub fn new(pages: usize) -> Result<AnonMapping, Errno> {
         let len = pages.max(1) * page_size();
-        // SAFETY: an anonymous private mapping with no address hint has no preconditions.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(Errno::last());
-        }
-        let ptr = NonNull::new(ptr.cast::<u8>()).ok_or(Errno(libc::EFAULT))?;
+        let ptr = map_anonymous(len)?;
         Ok(AnonMapping { ptr, len })
     }
 

@@ -414,3 +414,65 @@ impl Drop for Recording {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::branch::BranchEntry;
+    use super::record::ByteOrder;
+    use super::*;
+
+    /// A sample as a [`Sampler`] with branch stacks records it.
+    fn sample(ip: u64, time: u64, entries: &[BranchEntry]) -> Vec<u8> {
+        let size = 8 + 8 * 5 + 8 + 24 * entries.len();
+        let mut r = Vec::with_capacity(size);
+        r.extend_from_slice(&raw::PERF_RECORD_SAMPLE.to_ne_bytes());
+        r.extend_from_slice(&0u16.to_ne_bytes());
+        r.extend_from_slice(&(size as u16).to_ne_bytes());
+        for w in [1, ip, 0, time, 1000, entries.len() as u64] {
+            r.extend_from_slice(&w.to_ne_bytes());
+        }
+        for e in entries {
+            for w in [e.from, e.to, e.flags(ByteOrder::NATIVE)] {
+                r.extend_from_slice(&w.to_ne_bytes());
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn the_drain_collects_ips_times_and_branches_most_first() {
+        let options = SamplingOptions {
+            callchain: false,
+            branch_sample_type: branch::BranchFilter::ANY.bits(),
+            ..SamplingOptions::default()
+        };
+        let mut attr = sys::new_attr();
+        attr.sample_type = sample_type(&options);
+        attr.branch_sample_type = options.branch_sample_type;
+        let hot = BranchEntry {
+            from: 0x10,
+            to: 0x20,
+            mispredicted: true,
+            ..BranchEntry::default()
+        };
+        let cold = BranchEntry {
+            from: 0x30,
+            to: 0x40,
+            predicted: true,
+            ..BranchEntry::default()
+        };
+        let mut buf = Vec::new();
+        buf.extend(sample(0x100, 7, &[hot, cold]));
+        buf.extend(sample(0x200, 5, &[hot]));
+        buf.extend(sample(0x100, 9, &[hot, hot]));
+        let mut seen = Seen::new(&attr);
+        seen.scan(&buf);
+        assert_eq!(seen.ips, vec![0x100, 0x200, 0x100]);
+        assert_eq!((seen.first, seen.last), (Some(5), Some(9)));
+        assert_eq!(
+            most_first(seen.branches),
+            vec![((0x10, 0x20), 4), ((0x30, 0x40), 1)]
+        );
+        assert_eq!(most_first(seen.mispredicted), vec![(0x10, 4)]);
+    }
+}

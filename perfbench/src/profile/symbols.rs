@@ -60,10 +60,6 @@ impl Table {
             .map(|&(o, _, vaddr)| offset - o + vaddr)
     }
 
-    fn name(&self, vaddr: u64) -> Option<&str> {
-        self.symbol(vaddr).map(|s| s.1)
-    }
-
     /// The symbol holding `vaddr`: its address and name.
     fn symbol(&self, vaddr: u64) -> Option<(u64, &str)> {
         let i = self
@@ -91,55 +87,43 @@ impl Symbolizer {
         }
     }
 
-    /// The function `ip` is in, or `[binary]+0xOFFSET` when the binary has no symbol for it,
-    /// or `0xIP` when no mapping holds it.
-    pub fn name(&mut self, ip: u64) -> String {
+    /// Where `ip` is: `Ok((function, offset into it))`, or `Err` with what to show instead
+    /// (`[binary]+0xOFFSET` when the binary has no symbol for it, `0xIP` when no mapping holds
+    /// it).
+    fn lookup(&mut self, ip: u64) -> Result<(String, u64), String> {
         let Some(m) = self
             .maps
             .iter()
             .find(|m| ip >= m.start && ip - m.start < m.len)
         else {
-            return format!("{ip:#x}");
+            return Err(format!("{ip:#x}"));
         };
         let offset = ip - m.start + m.pgoff;
         let table = self
             .tables
             .entry(m.path.clone())
             .or_insert_with(|| Table::read(&m.path));
-        match table.vaddr(offset).and_then(|v| table.name(v)) {
-            Some(name) => name.to_owned(),
-            None => {
-                let file = m.path.rsplit('/').next().unwrap_or(&m.path);
-                format!("[{file}]+{offset:#x}")
-            }
-        }
+        let found = table.vaddr(offset).and_then(|v| {
+            table
+                .symbol(v)
+                .map(|(addr, name)| (name.to_owned(), v - addr))
+        });
+        found.ok_or_else(|| {
+            let file = m.path.rsplit('/').next().unwrap_or(&m.path);
+            format!("[{file}]+{offset:#x}")
+        })
+    }
+
+    /// The function `ip` is in, or `[binary]+0xOFFSET` when the binary has no symbol for it,
+    /// or `0xIP` when no mapping holds it.
+    pub fn name(&mut self, ip: u64) -> String {
+        self.lookup(ip).map_or_else(|other| other, |(name, _)| name)
     }
 
     /// [`name`](Symbolizer::name) with the offset into the function: `fib+0x1c`.
     pub fn name_at(&mut self, ip: u64) -> String {
-        let Some(m) = self
-            .maps
-            .iter()
-            .find(|m| ip >= m.start && ip - m.start < m.len)
-        else {
-            return format!("{ip:#x}");
-        };
-        let offset = ip - m.start + m.pgoff;
-        let path = m.path.clone();
-        let table = self
-            .tables
-            .entry(path.clone())
-            .or_insert_with(|| Table::read(&path));
-        let found = table
-            .vaddr(offset)
-            .and_then(|v| table.symbol(v).map(|(addr, name)| (v - addr, name)));
-        match found {
-            Some((delta, name)) => format!("{name}+{delta:#x}"),
-            None => {
-                let file = path.rsplit('/').next().unwrap_or(&path);
-                format!("[{file}]+{offset:#x}")
-            }
-        }
+        self.lookup(ip)
+            .map_or_else(|other| other, |(name, delta)| format!("{name}+{delta:#x}"))
     }
 
     /// The `n` functions the most of `ips` are in, with their counts, most first (ties by
@@ -175,6 +159,8 @@ mod tests {
         assert!(name.contains("a_function_to_find"), "{name}");
         assert!(!name.contains("17h"), "demangled without the hash: {name}");
         assert_eq!(s.name(8), "0x8");
+        let at = s.name_at(ip + 1);
+        assert!(at.contains("a_function_to_find+0x1"), "{at}");
         let hot = s.hottest(&[ip, ip + 1, 8], 5);
         assert_eq!(hot[0].1, 2);
         assert!(hot[0].0.contains("a_function_to_find"));

@@ -155,10 +155,11 @@ fn profile_one(
         s.samples,
         path.display()
     );
-    if s.lost > 0 || s.throttled > 0 {
+    if s.lost > 0 || s.throttled > 0 || s.unthrottled > 0 {
         println!(
-            "  {} samples lost (the buffer was full), throttled {} times",
-            s.lost, s.throttled
+            "  {} samples lost in {} LOST records (the buffer was full); the kernel throttled \
+             the sampling {} times and unthrottled it {} times",
+            s.lost, s.lost_records, s.throttled, s.unthrottled
         );
     }
     let mut symbols = Symbolizer::new(maps);

@@ -6,6 +6,7 @@
 //! browser prefers a dark scheme (`prefers-color-scheme`); the series colours read on both.
 //! Values are scaled as the terminal scales them ([`units::axis_scale`]).
 
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -114,6 +115,22 @@ fn axis_label(counter: &str, scale: &str, what: &str) -> String {
         "" => format!("{counter} {what}"),
         s => format!("{counter} {what} ({s})"),
     }
+}
+
+/// The axes, text and grid every plot shares (the colours the page restyles in dark mode).
+fn styled<'m, 'a, 'b, X, Y, DB>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
+    Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
+    DB: DrawingBackend,
+{
+    mesh.axis_desc_style(("sans-serif", 14).into_font().color(&FG))
+        .label_style(("sans-serif", 12).into_font().color(&FG))
+        .bold_line_style(FG.mix(0.12))
+        .light_line_style(TRANSPARENT)
+        .axis_style(FG.mix(0.6))
 }
 
 fn err(e: impl std::fmt::Display) -> String {
@@ -231,19 +248,13 @@ pub fn distribution(
             .map_err(err)?;
         let fmt = ticks(hi - lo);
         let x_desc = axis_label(subject.counter, &scale, "per iteration");
-        chart
-            .configure_mesh()
+        styled(&mut chart.configure_mesh())
             .disable_y_mesh()
             .y_labels(0)
             .x_labels(7)
             .x_label_formatter(&fmt)
             .x_desc(x_desc)
             .y_desc("relative density")
-            .axis_desc_style(("sans-serif", 14).into_font().color(&FG))
-            .label_style(("sans-serif", 12).into_font().color(&FG))
-            .bold_line_style(FG.mix(0.12))
-            .light_line_style(TRANSPARENT)
-            .axis_style(FG.mix(0.6))
             .draw()
             .map_err(err)?;
         if let Some(m) = marked {
@@ -364,19 +375,13 @@ pub fn samples(
             .map_err(err)?;
         let fmt = ticks(hi - lo);
         let y_desc = axis_label(subject.counter, &scale, "per iteration");
-        chart
-            .configure_mesh()
+        styled(&mut chart.configure_mesh())
             .x_labels(8)
             .y_labels(6)
             .x_label_formatter(&|v| format!("{v:.0}"))
             .y_label_formatter(&fmt)
             .x_desc("sample (in the order taken)")
             .y_desc(y_desc)
-            .axis_desc_style(("sans-serif", 14).into_font().color(&FG))
-            .label_style(("sans-serif", 12).into_font().color(&FG))
-            .bold_line_style(FG.mix(0.12))
-            .light_line_style(TRANSPARENT)
-            .axis_style(FG.mix(0.6))
             .draw()
             .map_err(err)?;
         if round_sizes.len() > 1 {
@@ -463,19 +468,13 @@ pub fn regression(
             "" => "iterations".to_owned(),
             s => format!("iterations ({s})"),
         };
-        chart
-            .configure_mesh()
+        styled(&mut chart.configure_mesh())
             .x_labels(7)
             .y_labels(6)
             .x_label_formatter(&xfmt)
             .y_label_formatter(&fmt)
             .x_desc(x_desc)
             .y_desc(axis_label(subject.counter, &scale, "total"))
-            .axis_desc_style(("sans-serif", 14).into_font().color(&FG))
-            .label_style(("sans-serif", 12).into_font().color(&FG))
-            .bold_line_style(FG.mix(0.12))
-            .light_line_style(TRANSPARENT)
-            .axis_style(FG.mix(0.6))
             .draw()
             .map_err(err)?;
         chart
