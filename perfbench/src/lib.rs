@@ -7,8 +7,9 @@
 //! Module map:
 //! - [`sys`]: the raw kernel interface (the only home of FFI).
 //! - [`events`]: perf-style event names <-> `perf_event_attr`, sysfs PMUs.
+//! - [`machine`]: facts about this machine, and why `perf_event_open` refused an event.
 //! - [`counters`]: counter groups, the user-page reader, the fallback chain.
-//! - [`doctor`]: what this machine can count, and why not.
+//! - [`doctor`]: what this machine can count, and why not (`perfbench doctor`).
 //! - `profile` (feature `profile`): sampling the measured region, perf.data files.
 //! - [`units`]: values scaled for people (`1.23 µs`, `45.2 K`), for notes and reports.
 //! - [`stats`]: estimates, intervals, outliers and change detection.
@@ -31,6 +32,7 @@ pub mod doctor;
 pub mod events;
 pub mod harness;
 mod json_fields;
+pub mod machine;
 pub mod model;
 #[cfg(feature = "profile")]
 pub mod profile;

@@ -21,8 +21,8 @@ use std::fmt;
 use super::arch;
 use super::userpage::FastReader;
 use super::Source;
-use crate::doctor::{self, Explanation};
 use crate::events::{Event, EventKind, PerfEvent};
+use crate::machine::{self, Explanation};
 use crate::sys::{self, Errno, EventFd, MappedPage, Scope};
 
 /// How to open counters.
@@ -239,7 +239,7 @@ impl Group {
             match opened {
                 Ok(fd) => fds.push(fd),
                 Err(failure) => {
-                    let explanation = doctor::explain_open_failure(event, &failure);
+                    let explanation = machine::explain_open_failure(event, &failure);
                     return Err((
                         i,
                         CounterError::Open {

@@ -1,9 +1,9 @@
 //! Counters: groups of perf events, the user-page fast path, and the fallback chain
 //! (fast path -> `read(2)` of the group -> software counters and wall time).
 //!
-//! This module owns opening and reading; it does not decide what to measure (the runner) or
-//! how to explain a failure to a person (the [`doctor`](crate::doctor) module, which uses the
-//! errors defined here).
+//! This module owns opening and reading; it does not decide what to measure (the runner). A
+//! refused open carries the explanation [`machine`](crate::machine) gives for this machine (the
+//! layer below); [`doctor`](crate::doctor), above, renders whole diagnoses.
 
 pub mod arch;
 pub mod callgrind;

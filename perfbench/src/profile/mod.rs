@@ -129,7 +129,7 @@ impl Sampler {
                     "branch stacks come from the CPU's branch record (LBR on x86, BRBE on \
                      arm64) and the kernel takes them only with a hardware event; {name} is \
                      a software event{}",
-                    if crate::doctor::Machine::cached().has_cpu_pmu() {
+                    if crate::machine::Machine::cached().has_cpu_pmu() {
                         ""
                     } else {
                         ", and this machine has no CPU PMU at all"
@@ -185,7 +185,7 @@ impl Sampler {
                 name: name.clone(),
                 kind: EventKind::WallTime,
             });
-            let e = crate::doctor::explain_open_failure(&event, &failure);
+            let e = crate::machine::explain_open_failure(&event, &failure);
             let branch_refused = options.branch_sample_type != 0
                 && matches!(failure.errno.0, libc::EOPNOTSUPP | libc::EINVAL);
             if branch_refused {

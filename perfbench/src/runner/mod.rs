@@ -19,12 +19,12 @@ pub mod simulate;
 
 use crate::baseline::Store;
 use crate::counters::{CounterError, Counters, GroupOptions};
-use crate::doctor::Machine;
 use crate::events::{self, Event, Sysfs};
 use crate::harness::affinity;
 use crate::harness::bencher::Bencher;
 use crate::harness::entry::{self, Entry, EntryType};
 use crate::harness::sampler::{Plan, Sampler};
+use crate::machine::Machine;
 use crate::model::{
     self, Benchmark, Config, CounterResult, Derived, Outcome, Report, Sampling, Throughput,
 };

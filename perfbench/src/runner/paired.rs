@@ -77,10 +77,10 @@ use super::{
     planned, run_config, secs_to_ns, selected_id, Planned, NEVER_CALLED,
 };
 use crate::baseline::Store;
-use crate::doctor::Machine;
 use crate::events::{self, Event, Sysfs};
 use crate::harness::bencher::Bencher;
 use crate::harness::sampler::{Command as SampleCommand, Plan, Remote, Sampler};
+use crate::machine::Machine;
 use crate::model::{self, Benchmark, CounterResult, Outcome, Report, Throughput, Verdict};
 use crate::report;
 use crate::stats::{self, StatsConfig};

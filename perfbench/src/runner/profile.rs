@@ -14,8 +14,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::{output_dir, Counted, Planned};
-use crate::doctor::Machine;
 use crate::events::{self, Sysfs};
+use crate::machine::Machine;
 use crate::model::Outcome;
 use crate::profile::branch::BranchFilter;
 use crate::profile::perfdata::{self, Features, Writer};
