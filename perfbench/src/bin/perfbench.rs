@@ -78,7 +78,8 @@ Arguments:
 Options:
       --threshold <COUNTER=PCT>  The change below which COUNTER is never flagged (repeatable)
       --noise-threshold <PCT>    The same for every counter (default: 0.5% for exact counts,
-                                 10% for cycles and misses, 25% for time)
+                                 8% for time and cycles, 10% for misses; without rounds
+                                 25% for time)
       --format <FORMAT>          text, markdown or json [default: text]
       --fail-on-regression       Exit 1 when any counter regressed
       --html <DIR>               Also write the comparison as HTML pages in DIR

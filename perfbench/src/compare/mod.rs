@@ -33,8 +33,10 @@ pub struct Settings {
     /// The relative change below which nothing is flagged, for every counter (0.05 for 5%)
     /// except those of the environment ([`stats::CounterKind::Environment`]: context switches
     /// and migrations count the neighbours, not the code, and stay unflagged unless named in
-    /// `thresholds`); `None`: each counter's default ([`stats::CounterKind::threshold`]: 0.5%
-    /// for exact counts, 10% for cycles and misses, 25% for time on a shared machine).
+    /// `thresholds`); `None`: each counter's default: with rounds
+    /// ([`stats::CounterKind::threshold`]) 0.5% for exact counts, 8% for time and cycles, 10%
+    /// for misses; for reports without rounds ([`stats::CounterKind::samples_threshold`]) 0.5%,
+    /// 25% for time, 10% for cycles and misses.
     pub noise_threshold: Option<f64>,
     /// Per-counter thresholds by counter name, which win over `noise_threshold`. The last
     /// entry for a name wins. A threshold given either way is the whole rule for its counter:
