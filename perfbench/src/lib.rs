@@ -20,6 +20,7 @@
 //! - [`report`]: what results look like: terminal, comparison tables, libtest lines, BMF, HTML
 //!   (feature `html`, on by default).
 //! - [`runner`]: the benchmark binary behind [`main!`] (command line, runs, files).
+//! - `criterion` (feature `criterion`): perfbench counters as criterion 0.8 measurements.
 //!
 //! Each module imports only from those above it in this list, so data flows one way:
 //! registration -> measure -> analyse -> compare -> report.
@@ -28,6 +29,8 @@
 pub mod baseline;
 pub mod compare;
 pub mod counters;
+#[cfg(feature = "criterion")]
+pub mod criterion;
 pub mod doctor;
 pub mod events;
 pub mod harness;
