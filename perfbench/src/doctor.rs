@@ -210,8 +210,9 @@ fn why_no_fast_path(event: &Event, group: &crate::counters::Group, machine: &Mac
             .to_owned();
     }
     if src == Source::Rdpmc && machine.x86_rdpmc == Some(0) {
-        return "/sys/bus/event_source/devices/cpu/rdpmc is 0; fix: `echo 1 > \
-                /sys/bus/event_source/devices/cpu/rdpmc`"
+        return "the x86 rdpmc setting is 0 (/sys/bus/event_source/devices/cpu/rdpmc, or \
+                cpu_core/rdpmc and cpu_atom/rdpmc on a hybrid machine); fix: `echo 1 >` each \
+                of those files"
             .to_owned();
     }
     if !group.options().fast_path {
@@ -291,7 +292,10 @@ impl fmt::Display for Report {
                 f,
                 "  x86 rdpmc            {v} ({})",
                 match v {
-                    0 => "rdpmc disabled: `echo 1 > /sys/bus/event_source/devices/cpu/rdpmc`",
+                    0 => {
+                        "rdpmc disabled: `echo 1 > /sys/bus/event_source/devices/cpu/rdpmc` \
+                         (on a hybrid machine: cpu_core/rdpmc and cpu_atom/rdpmc)"
+                    }
                     1 => "allowed while a counter is mapped: perfbench's fast path works",
                     _ => "allowed always",
                 }

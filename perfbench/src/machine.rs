@@ -55,7 +55,9 @@ pub struct Machine {
     pub paranoid: Option<i32>,
     /// arm64 `/proc/sys/kernel/perf_user_access` (0: `mrs` traps; 1: allowed).
     pub perf_user_access: Option<i32>,
-    /// x86 `/sys/bus/event_source/devices/cpu/rdpmc` (0 off, 1 while mmapped, 2 always).
+    /// x86 `/sys/bus/event_source/devices/cpu/rdpmc` (0 off, 1 while mmapped, 2 always); on a
+    /// hybrid machine, where each core PMU has its own (`cpu_core/rdpmc`, `cpu_atom/rdpmc`),
+    /// the lowest of them.
     pub x86_rdpmc: Option<i32>,
     /// `/proc/sys/kernel/nmi_watchdog` (1: the watchdog holds one counter).
     pub nmi_watchdog: Option<i32>,
@@ -87,6 +89,18 @@ impl Default for Roots {
 
 fn read_int(path: &Path) -> Option<i32> {
     sys::read_text(path)?.parse().ok()
+}
+
+/// The x86 `rdpmc` setting: `cpu/rdpmc`, else the lowest of the core PMUs' own files (hybrid
+/// machines have `cpu_core/rdpmc` and `cpu_atom/rdpmc`; the fast path needs every core type's
+/// permission).
+fn x86_rdpmc(devices: &Path, core_pmus: &[String]) -> Option<i32> {
+    read_int(&devices.join("cpu/rdpmc")).or_else(|| {
+        core_pmus
+            .iter()
+            .filter_map(|p| read_int(&devices.join(p).join("rdpmc")))
+            .min()
+    })
 }
 
 impl Machine {
@@ -144,7 +158,7 @@ impl Machine {
             hypervisor,
             kernel: sys::read_text(&roots.proc.join("sys/kernel/osrelease"))
                 .unwrap_or_else(|| "unknown".to_owned()),
-            x86_rdpmc: read_int(&roots.sysfs.root().join("cpu/rdpmc")),
+            x86_rdpmc: x86_rdpmc(roots.sysfs.root(), &core_pmus),
             pmus,
             core_pmus,
             paranoid: sysctl("perf_event_paranoid"),
@@ -410,5 +424,25 @@ pub(crate) fn list_or_none(items: &[String]) -> String {
         "none".to_owned()
     } else {
         items.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::fixtures::FakeSysfs;
+
+    #[test]
+    fn the_rdpmc_setting_is_read_on_plain_and_hybrid_machines() {
+        let intel = FakeSysfs::intel();
+        intel.file("cpu/rdpmc", "2\n");
+        assert_eq!(x86_rdpmc(intel.root(), &["cpu".to_owned()]), Some(2));
+        let hybrid = FakeSysfs::hybrid();
+        let cores = ["cpu_atom".to_owned(), "cpu_core".to_owned()];
+        assert_eq!(x86_rdpmc(hybrid.root(), &cores), None, "no file: unknown");
+        hybrid.file("cpu_core/rdpmc", "1\n");
+        assert_eq!(x86_rdpmc(hybrid.root(), &cores), Some(1));
+        hybrid.file("cpu_atom/rdpmc", "0\n");
+        assert_eq!(x86_rdpmc(hybrid.root(), &cores), Some(0), "the lowest wins");
     }
 }
