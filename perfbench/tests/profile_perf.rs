@@ -227,19 +227,15 @@ fn an_unfinished_file_leaves_nothing_behind() {
 
 /// Walks back-to-back records; returns (kind, size) of each, asserting they tile the buffer.
 fn kinds(buf: &[u8]) -> Vec<(u32, usize)> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    while at < buf.len() {
-        let kind = u32::from_ne_bytes(buf[at..at + 4].try_into().unwrap());
-        let size = u16::from_ne_bytes(buf[at + 6..at + 8].try_into().unwrap()) as usize;
-        assert!(
-            size >= 8 && size % 8 == 0 && at + size <= buf.len(),
-            "size {size} at {at}"
-        );
-        out.push((kind, size));
-        at += size;
-    }
-    out
+    use perfbench::profile::record;
+    record::split(buf)
+        .map(|r| {
+            let r = r.expect("whole records");
+            let h = record::header(r).unwrap();
+            assert_eq!(h.size as usize % 8, 0, "size {}", h.size);
+            (h.kind, r.len())
+        })
+        .collect()
 }
 
 #[test]
