@@ -244,19 +244,9 @@ fn a_real_runs_report_renders_in_a_real_browser() {
     // Every benchmark page: one SVG per plot, each with its title; no console message.
     let hostile = "html-fixture/named/<script>alert(1)</script>";
     for (i, bench) in report.benchmarks.iter().enumerate() {
-        let slug: String = bench
-            .id
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .take(60)
-            .collect();
-        let page = pages.join(format!("html-fixture/{i:03}-{slug}.html"));
+        let page = pages
+            .join("html-fixture")
+            .join(perfbench::report::html::bench_file(i, &bench.id));
         let (dom, console) = b.dom(&page);
         assert!(console.is_empty(), "{}: {console:?}", page.display());
         let want = expected_plots(&report, &bench.id);

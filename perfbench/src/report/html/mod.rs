@@ -118,8 +118,9 @@ fn suite_dir(suite: &str) -> String {
     }
 }
 
-/// A benchmark page's file name: its position in the suite (unique) and its id made safe.
-fn bench_file(index: usize, id: &str) -> String {
+/// A benchmark page's file name in its suite's directory: its position in the suite (unique)
+/// and its id made safe (`001-group_name_64.html`).
+pub fn bench_file(index: usize, id: &str) -> String {
     let mut slug: String = id
         .chars()
         .map(|c| {
