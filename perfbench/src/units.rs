@@ -183,6 +183,15 @@ fn scale_for(value: f64, unit: &str) -> (Scale, f64, &str) {
 
 /// A ratio `new / base` as a relative change: `+21.4%`, `-3.0%`, `+250%` (no decimal from
 /// 100% on); `n/a` when undefined.
+///
+/// ```
+/// use perfbench::units::format_change;
+///
+/// assert_eq!(format_change(Some(1.214)), "+21.4%");
+/// assert_eq!(format_change(Some(0.97)), "-3.0%");
+/// assert_eq!(format_change(Some(3.5)), "+250%");
+/// assert_eq!(format_change(None), "n/a");
+/// ```
 pub fn format_change(ratio: Option<f64>) -> String {
     match ratio {
         Some(r) if r.is_finite() => {
@@ -196,6 +205,14 @@ pub fn format_change(ratio: Option<f64>) -> String {
 
 /// A ratio `new / base` as a relative change and its interval: `+21.4% [+18.0% +24.9%]`; the
 /// interval is left out when unknown.
+///
+/// ```
+/// use perfbench::units::format_change_interval;
+///
+/// let text = format_change_interval(Some(1.214), Some(1.18), Some(1.249));
+/// assert_eq!(text, "+21.4% [+18.0% +24.9%]");
+/// assert_eq!(format_change_interval(Some(1.214), None, None), "+21.4%");
+/// ```
 pub fn format_change_interval(ratio: Option<f64>, low: Option<f64>, high: Option<f64>) -> String {
     let mut out = format_change(ratio);
     if let (Some(l), Some(h)) = (low, high) {
@@ -211,6 +228,17 @@ pub fn format_change_interval(ratio: Option<f64>, low: Option<f64>, high: Option
 /// `value` in `unit`, scaled: `1.23 µs`, `45.2 K`, `0.25`, `-0.30 ns`, `1.21 GiB/s`, `n/a`.
 ///
 /// See the [module documentation](self) for the units and rules.
+///
+/// ```
+/// use perfbench::units::format_value;
+///
+/// assert_eq!(format_value(1234.0, "ns"), "1.23 µs");
+/// assert_eq!(format_value(45_200_000.0, "count"), "45.2 M");
+/// assert_eq!(format_value(4523.0, "count"), "4523"); // whole counts below a million: exact
+/// assert_eq!(format_value(1.3e9, "B/s"), "1.21 GiB/s");
+/// assert_eq!(format_value(0.0123, "%"), "1.23%");
+/// assert_eq!(format_value(f64::NAN, "ns"), "n/a");
+/// ```
 pub fn format_value(value: f64, unit: &str) -> String {
     if !value.is_finite() {
         return "n/a".to_owned();
@@ -225,6 +253,14 @@ pub fn format_value(value: f64, unit: &str) -> String {
 /// scale `magnitude`: `(multiplier, label)` where a value times `multiplier` is in `label`
 /// (`(0.001, "µs")` for 1234 ns, `(1e-3, "K")` for 45,200 counts, `(100.0, "%")` for a
 /// fraction, `(1.0, "")` for plain counts).
+///
+/// ```
+/// use perfbench::units::axis_scale;
+///
+/// let (multiplier, label) = axis_scale(1234.0, "ns");
+/// assert_eq!((multiplier, label.as_str()), (0.001, "µs"));
+/// assert_eq!(axis_scale(0.25, "%"), (100.0, "%".to_string()));
+/// ```
 pub fn axis_scale(magnitude: f64, unit: &str) -> (f64, String) {
     let magnitude = if magnitude.is_finite() {
         magnitude.abs()
@@ -242,12 +278,26 @@ pub fn axis_scale(magnitude: f64, unit: &str) -> (f64, String) {
 
 /// A confidence interval with each bound scaled on its own: `[1.20 µs 1.26 µs]`. A non-finite
 /// bound is `n/a`.
+///
+/// ```
+/// use perfbench::units::format_interval;
+///
+/// assert_eq!(format_interval(1200.0, 1260.0, "ns"), "[1.20 µs 1.26 µs]");
+/// assert_eq!(format_interval(f64::NAN, 5.0, "ns"), "[n/a 5 ns]");
+/// ```
 pub fn format_interval(low: f64, high: f64, unit: &str) -> String {
     format!("[{} {}]", format_value(low, unit), format_value(high, unit))
 }
 
 /// A point estimate and its interval sharing the point's scale, for tables: (`1.23 µs`,
 /// `[1.20 1.26]`). When the point is not finite the interval is scaled on its own.
+///
+/// ```
+/// use perfbench::units::format_estimate;
+///
+/// let (point, interval) = format_estimate(1234.0, 1200.0, 1260.0, "ns");
+/// assert_eq!((point.as_str(), interval.as_str()), ("1.23 µs", "[1.20 1.26]"));
+/// ```
 pub fn format_estimate(point: f64, low: f64, high: f64, unit: &str) -> (String, String) {
     if !point.is_finite() {
         return (

@@ -63,6 +63,16 @@ impl PerfEvent {
     /// cgroup switches, tracepoints): filtered to user space it always reads 0, so perfbench
     /// counts it in kernel mode unless a modifier says otherwise. That needs
     /// `perf_event_paranoid <= 1` or `CAP_PERFMON` for unprivileged users.
+    ///
+    /// ```
+    /// use perfbench::events::{parse, Sysfs};
+    ///
+    /// let none = Sysfs::new("/nonexistent"); // no PMUs: software events still parse
+    /// let cs = parse("context-switches", &none)?;
+    /// assert!(cs.perf().unwrap().happens_in_kernel());
+    /// assert!(!parse("page-faults", &none)?.perf().unwrap().happens_in_kernel());
+    /// # Ok::<(), perfbench::events::EventError>(())
+    /// ```
     pub fn happens_in_kernel(&self) -> bool {
         self.type_ == sys::raw::PERF_TYPE_TRACEPOINT
             || self.type_ == sys::raw::PERF_TYPE_SOFTWARE
@@ -78,6 +88,13 @@ impl PerfEvent {
 
 impl Event {
     /// The `wall-time` counter.
+    ///
+    /// ```
+    /// use perfbench::events::{Event, EventKind, WALL_TIME};
+    ///
+    /// let e = Event::wall_time();
+    /// assert_eq!((e.name.as_str(), &e.kind, e.unit()), (WALL_TIME, &EventKind::WallTime, "ns"));
+    /// ```
     pub fn wall_time() -> Event {
         Event {
             name: WALL_TIME.to_owned(),
@@ -86,6 +103,16 @@ impl Event {
     }
 
     /// The perf event, unless this is `wall-time`.
+    ///
+    /// ```
+    /// use perfbench::events::{parse, Event, Sysfs};
+    ///
+    /// assert!(Event::wall_time().perf().is_none());
+    /// let faults = parse("page-faults:u", &Sysfs::new("/nonexistent"))?;
+    /// let p = faults.perf().unwrap();
+    /// assert!(p.user && !p.kernel);
+    /// # Ok::<(), perfbench::events::EventError>(())
+    /// ```
     pub fn perf(&self) -> Option<&PerfEvent> {
         match &self.kind {
             EventKind::Perf(p) => Some(p),
@@ -94,6 +121,15 @@ impl Event {
     }
 
     /// Whether this event needs a hardware PMU (anything but software events and wall time).
+    ///
+    /// ```
+    /// use perfbench::events::{parse, Sysfs};
+    ///
+    /// let none = Sysfs::new("/nonexistent");
+    /// assert!(parse("instructions", &none)?.needs_pmu());
+    /// assert!(!parse("task-clock", &none)?.needs_pmu());
+    /// # Ok::<(), perfbench::events::EventError>(())
+    /// ```
     pub fn needs_pmu(&self) -> bool {
         self.perf().is_some_and(|p| {
             p.type_ != sys::raw::PERF_TYPE_SOFTWARE && p.type_ != sys::raw::PERF_TYPE_TRACEPOINT
@@ -101,6 +137,15 @@ impl Event {
     }
 
     /// The unit of the counter's values: `"ns"` for time-like events, `"count"` otherwise.
+    ///
+    /// ```
+    /// use perfbench::events::{parse, Sysfs};
+    ///
+    /// let none = Sysfs::new("/nonexistent");
+    /// assert_eq!(parse("task-clock", &none)?.unit(), "ns");
+    /// assert_eq!(parse("branch-misses", &none)?.unit(), "count");
+    /// # Ok::<(), perfbench::events::EventError>(())
+    /// ```
     pub fn unit(&self) -> &'static str {
         match &self.kind {
             EventKind::WallTime => "ns",

@@ -151,6 +151,14 @@ impl std::error::Error for EventError {}
 /// count, say, `instructions` on the `cpu_core` PMU only (Linux 5.18+ for hybrid x86, 6.2+ for
 /// arm64 PMUs). Only the low 32 bits of `config` are kept (`PERF_HW_EVENT_MASK`); a `pmu_type`
 /// of 0 gives the plain, unextended config.
+///
+/// ```
+/// use perfbench::events::extended_hw_config;
+///
+/// // `instructions` (PERF_COUNT_HW_INSTRUCTIONS = 1) on a PMU whose sysfs `type` is 8.
+/// assert_eq!(extended_hw_config(8, 1), (8 << 32) | 1);
+/// assert_eq!(extended_hw_config(0, 1), 1);
+/// ```
 pub fn extended_hw_config(pmu_type: u32, config: u64) -> u64 {
     (u64::from(pmu_type) << PMU_TYPE_SHIFT) | (config & u64::from(u32::MAX))
 }
@@ -186,6 +194,19 @@ pub fn extended_hw_config(pmu_type: u32, config: u64) -> u64 {
 /// benchmark's own code, and `perf_event_paranoid=2` (the common default) forbids counting the
 /// kernel; with any of them, exactly those are counted. Names are matched case-sensitively,
 /// like perf; errors suggest close names (including a differently cased one).
+///
+/// ```
+/// use perfbench::events::{parse, Sysfs};
+///
+/// let sysfs = Sysfs::system();
+/// let e = parse(" cycles:u ", &sysfs)?; // parsing needs no PMU: opening does
+/// assert_eq!(e.name, "cycles:u");
+/// assert!(e.perf().is_some_and(|p| p.user && !p.kernel));
+///
+/// let typo = parse("instrucions", &sysfs).unwrap_err();
+/// assert!(typo.suggestions.contains(&"instructions".to_string()), "{typo}");
+/// # Ok::<(), perfbench::events::EventError>(())
+/// ```
 pub fn parse(name: &str, sysfs: &Sysfs) -> Result<Event, EventError> {
     let name = name.trim();
     if name.is_empty() {
@@ -206,6 +227,16 @@ pub fn parse(name: &str, sysfs: &Sysfs) -> Result<Event, EventError> {
 /// commas between a PMU event's slashes separate its terms, not list items. Spaces around
 /// items are ignored. An empty list, an empty item, or the same counter twice (by name, or by
 /// what it counts, such as `cycles,cpu-cycles`) is an error.
+///
+/// ```
+/// use perfbench::events::{parse_list, Sysfs};
+///
+/// let events = parse_list("instructions, branch-misses,wall-time", &Sysfs::system())?;
+/// let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
+/// assert_eq!(names, ["instructions", "branch-misses", "wall-time"]);
+/// assert!(parse_list("cycles,cpu-cycles", &Sysfs::system()).is_err()); // the same counter twice
+/// # Ok::<(), perfbench::events::EventError>(())
+/// ```
 pub fn parse_list(list: &str, sysfs: &Sysfs) -> Result<Vec<Event>, EventError> {
     if list.trim().is_empty() {
         return Err(EventError::new(list.trim(), "no counters given"));
@@ -249,6 +280,15 @@ pub fn parse_list(list: &str, sysfs: &Sysfs) -> Result<Vec<Event>, EventError> {
 /// (`L1-dcache-loads`, `L1-dcache-load-misses`, ...; [`parse`] also takes perf's other
 /// spellings), software events (all aliases), `wall-time`, then `pmu/event/` for every named
 /// sysfs event, sorted by PMU and event. Without duplicates; every name parses.
+///
+/// ```
+/// use perfbench::events::{known_names, parse, Sysfs};
+///
+/// let sysfs = Sysfs::system();
+/// let names = known_names(&sysfs);
+/// assert!(names.iter().any(|n| n == "L1-dcache-load-misses"));
+/// assert!(names.iter().all(|n| parse(n, &sysfs).is_ok()));
+/// ```
 pub fn known_names(sysfs: &Sysfs) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     names.extend(

@@ -47,6 +47,28 @@ pub struct Sysfs {
 
 impl Sysfs {
     /// A tree rooted at `root` (a directory holding one directory per PMU), without tracefs.
+    ///
+    /// A fake tree, as tests use (`<root>/cpu/type`, `format/`, `events/`):
+    ///
+    /// ```
+    /// use perfbench::events::{parse, Sysfs};
+    ///
+    /// # let root = std::env::temp_dir().join(format!("perfbench-doc-sysfs-{}", std::process::id()));
+    /// # std::fs::create_dir_all(root.join("cpu/format"))?;
+    /// # std::fs::create_dir_all(root.join("cpu/events"))?;
+    /// # std::fs::write(root.join("cpu/type"), "4\n")?;
+    /// # std::fs::write(root.join("cpu/format/event"), "config:0-7\n")?;
+    /// # std::fs::write(root.join("cpu/format/umask"), "config:8-15\n")?;
+    /// # std::fs::write(root.join("cpu/events/instructions"), "event=0xc0\n")?;
+    /// # std::fs::create_dir_all(root.join("software"))?;
+    /// # std::fs::write(root.join("software/type"), "1\n")?;
+    /// let sysfs = Sysfs::new(&root);
+    /// let e = parse("cpu/event=0x3c,umask=0x1/", &sysfs)?;
+    /// let p = e.perf().unwrap();
+    /// assert_eq!((p.type_, p.config, p.pmu.as_deref()), (4, 0x13c, Some("cpu")));
+    /// # std::fs::remove_dir_all(&root)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(root: impl Into<PathBuf>) -> Sysfs {
         Sysfs {
             root: root.into(),
@@ -56,6 +78,17 @@ impl Sysfs {
 
     /// This machine's tree, `/sys/bus/event_source/devices`, with tracefs at
     /// `/sys/kernel/tracing` or `/sys/kernel/debug/tracing`.
+    ///
+    /// ```
+    /// use perfbench::events::Sysfs;
+    ///
+    /// let sysfs = Sysfs::system();
+    /// assert_eq!(sysfs.root(), std::path::Path::new("/sys/bus/event_source/devices"));
+    /// // Empty in a VM without a hardware PMU.
+    /// for pmu in sysfs.core_pmus() {
+    ///     println!("{} (type {})", pmu.name, pmu.type_);
+    /// }
+    /// ```
     pub fn system() -> Sysfs {
         Sysfs {
             root: SYSTEM_ROOT.into(),
@@ -64,6 +97,22 @@ impl Sysfs {
     }
 
     /// The same tree, looking for tracepoints under `dir` (a tracefs mount: `dir/events/...`).
+    ///
+    /// ```
+    /// use perfbench::events::{Sysfs, TracepointError};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-tracefs-{}", std::process::id()));
+    /// std::fs::create_dir_all(dir.join("events/sched/sched_switch"))?;
+    /// std::fs::write(dir.join("events/sched/sched_switch/id"), "316\n")?;
+    /// let sysfs = Sysfs::new("/nonexistent").with_tracefs(&dir);
+    /// assert_eq!(sysfs.tracepoint_id("sched", "sched_switch"), Ok(316));
+    /// assert!(matches!(
+    ///     sysfs.tracepoint_id("sched", "no_such_event"),
+    ///     Err(TracepointError::UnknownEvent { .. })
+    /// ));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn with_tracefs(mut self, dir: impl Into<PathBuf>) -> Sysfs {
         self.tracefs = vec![dir.into()];
         self
@@ -71,6 +120,8 @@ impl Sysfs {
 
     /// The `id` of tracepoint `system:name` (`attr.config` for `PERF_TYPE_TRACEPOINT`), read
     /// from `<tracefs>/events/<system>/<name>/id`.
+    ///
+    /// See [`with_tracefs`](Sysfs::with_tracefs) for an example.
     pub fn tracepoint_id(&self, system: &str, name: &str) -> Result<u64, TracepointError> {
         let mut unreadable = None;
         for root in &self.tracefs {
@@ -110,12 +161,37 @@ impl Sysfs {
     }
 
     /// The directory holding one directory per PMU.
+    ///
+    /// ```
+    /// use perfbench::events::Sysfs;
+    ///
+    /// assert_eq!(Sysfs::new("/tmp/fake").root(), std::path::Path::new("/tmp/fake"));
+    /// ```
     pub fn root(&self) -> &Path {
         &self.root
     }
 
     /// Every readable PMU, sorted by name. Entries without a readable numeric `type` are
     /// skipped; a missing root gives an empty list.
+    ///
+    /// ```
+    /// use perfbench::events::Sysfs;
+    ///
+    /// # let root = std::env::temp_dir().join(format!("perfbench-doc-sysfs-{}", std::process::id()));
+    /// # std::fs::create_dir_all(root.join("cpu/format"))?;
+    /// # std::fs::create_dir_all(root.join("cpu/events"))?;
+    /// # std::fs::write(root.join("cpu/type"), "4\n")?;
+    /// # std::fs::write(root.join("cpu/format/event"), "config:0-7\n")?;
+    /// # std::fs::write(root.join("cpu/format/umask"), "config:8-15\n")?;
+    /// # std::fs::write(root.join("cpu/events/instructions"), "event=0xc0\n")?;
+    /// # std::fs::create_dir_all(root.join("software"))?;
+    /// # std::fs::write(root.join("software/type"), "1\n")?;
+    /// let names: Vec<String> = Sysfs::new(&root).pmus().into_iter().map(|p| p.name).collect();
+    /// assert_eq!(names, ["cpu", "software"]);
+    /// assert!(Sysfs::new("/nonexistent").pmus().is_empty());
+    /// # std::fs::remove_dir_all(&root)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn pmus(&self) -> Vec<Pmu> {
         let Ok(dir) = fs::read_dir(&self.root) else {
             return Vec::new();
@@ -130,6 +206,25 @@ impl Sysfs {
 
     /// The PMU called `name`, if it exists and is readable. Names that are not a single path
     /// component (`..`, `a/b`, empty) are never looked up.
+    ///
+    /// ```
+    /// use perfbench::events::Sysfs;
+    ///
+    /// # let root = std::env::temp_dir().join(format!("perfbench-doc-sysfs-{}", std::process::id()));
+    /// # std::fs::create_dir_all(root.join("cpu/format"))?;
+    /// # std::fs::create_dir_all(root.join("cpu/events"))?;
+    /// # std::fs::write(root.join("cpu/type"), "4\n")?;
+    /// # std::fs::write(root.join("cpu/format/event"), "config:0-7\n")?;
+    /// # std::fs::write(root.join("cpu/format/umask"), "config:8-15\n")?;
+    /// # std::fs::write(root.join("cpu/events/instructions"), "event=0xc0\n")?;
+    /// # std::fs::create_dir_all(root.join("software"))?;
+    /// # std::fs::write(root.join("software/type"), "1\n")?;
+    /// let cpu = Sysfs::new(&root).pmu("cpu").unwrap();
+    /// assert_eq!(cpu.events["instructions"], "event=0xc0");
+    /// assert!(Sysfs::new(&root).pmu("..").is_none());
+    /// # std::fs::remove_dir_all(&root)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn pmu(&self, name: &str) -> Option<Pmu> {
         if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']) {
             return None;
@@ -140,6 +235,24 @@ impl Sysfs {
     /// The CPU ("core") PMUs: the ones that count what a thread executes and accept the
     /// generalized hardware events. See [`Pmu::is_core`] for the rule. Sorted by name; empty on a
     /// machine without a hardware PMU (most VMs).
+    ///
+    /// ```
+    /// use perfbench::events::Sysfs;
+    ///
+    /// # let root = std::env::temp_dir().join(format!("perfbench-doc-sysfs-{}", std::process::id()));
+    /// # std::fs::create_dir_all(root.join("cpu/format"))?;
+    /// # std::fs::create_dir_all(root.join("cpu/events"))?;
+    /// # std::fs::write(root.join("cpu/type"), "4\n")?;
+    /// # std::fs::write(root.join("cpu/format/event"), "config:0-7\n")?;
+    /// # std::fs::write(root.join("cpu/format/umask"), "config:8-15\n")?;
+    /// # std::fs::write(root.join("cpu/events/instructions"), "event=0xc0\n")?;
+    /// # std::fs::create_dir_all(root.join("software"))?;
+    /// # std::fs::write(root.join("software/type"), "1\n")?;
+    /// let core: Vec<String> = Sysfs::new(&root).core_pmus().into_iter().map(|p| p.name).collect();
+    /// assert_eq!(core, ["cpu"]); // `software` is not a CPU PMU
+    /// # std::fs::remove_dir_all(&root)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn core_pmus(&self) -> Vec<Pmu> {
         self.pmus().into_iter().filter(Pmu::is_core).collect()
     }
@@ -258,6 +371,25 @@ impl Pmu {
     }
 
     /// The format term called `name` (`event`, `umask`, ...).
+    ///
+    /// ```
+    /// use perfbench::events::{ConfigWord, Sysfs};
+    ///
+    /// # let root = std::env::temp_dir().join(format!("perfbench-doc-sysfs-{}", std::process::id()));
+    /// # std::fs::create_dir_all(root.join("cpu/format"))?;
+    /// # std::fs::create_dir_all(root.join("cpu/events"))?;
+    /// # std::fs::write(root.join("cpu/type"), "4\n")?;
+    /// # std::fs::write(root.join("cpu/format/event"), "config:0-7\n")?;
+    /// # std::fs::write(root.join("cpu/format/umask"), "config:8-15\n")?;
+    /// # std::fs::write(root.join("cpu/events/instructions"), "event=0xc0\n")?;
+    /// # std::fs::create_dir_all(root.join("software"))?;
+    /// # std::fs::write(root.join("software/type"), "1\n")?;
+    /// let cpu = Sysfs::new(&root).pmu("cpu").unwrap();
+    /// let umask = cpu.format("umask").unwrap();
+    /// assert_eq!((umask.target, umask.bits.as_slice()), (ConfigWord::Config, &[(8, 15)][..]));
+    /// # std::fs::remove_dir_all(&root)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn format(&self, name: &str) -> Option<&FormatField> {
         self.formats.iter().find(|f| f.name == name)
     }
@@ -272,6 +404,24 @@ impl Pmu {
     /// riscv). Uncore PMUs have a `cpumask` file instead and are never core PMUs, and neither are
     /// the kernel's pseudo PMUs (`software`, `tracepoint`, `breakpoint`, `uprobe`, `kprobe`,
     /// `msr`, `power`).
+    ///
+    /// ```
+    /// use perfbench::events::Pmu;
+    ///
+    /// let pmu = |name: &str, cpus: Option<&str>| Pmu {
+    ///     name: name.into(),
+    ///     type_: 4,
+    ///     cpus: cpus.map(Into::into),
+    ///     formats: Vec::new(),
+    ///     events: Default::default(),
+    ///     units: Default::default(),
+    ///     scales: Default::default(),
+    /// };
+    /// assert!(pmu("cpu", None).is_core());
+    /// assert!(pmu("armv8_pmuv3_0", Some("0-3")).is_core());
+    /// assert!(!pmu("uncore_imc_0", None).is_core());
+    /// assert!(!pmu("software", None).is_core());
+    /// ```
     pub fn is_core(&self) -> bool {
         let name = self.name.as_str();
         if NON_CORE_PMUS.contains(&name) {
@@ -285,6 +435,21 @@ impl Pmu {
 
     /// The CPUs of the [`cpus`](Pmu::cpus) list (`"0-3,8"` -> `[0, 1, 2, 3, 8]`), ascending and
     /// without duplicates; `None` without a `cpus` file or if it is malformed.
+    ///
+    /// ```
+    /// use perfbench::events::Pmu;
+    ///
+    /// let pmu = Pmu {
+    ///     name: "cpu_core".into(),
+    ///     type_: 4,
+    ///     cpus: Some("0-3,8".into()),
+    ///     formats: Vec::new(),
+    ///     events: Default::default(),
+    ///     units: Default::default(),
+    ///     scales: Default::default(),
+    /// };
+    /// assert_eq!(pmu.cpu_ids(), Some(vec![0, 1, 2, 3, 8]));
+    /// ```
     pub fn cpu_ids(&self) -> Option<Vec<u32>> {
         parse_cpu_list(self.cpus.as_deref()?)
     }
@@ -340,6 +505,12 @@ impl ConfigWord {
     ];
 
     /// The name sysfs and perf use: `config`, `config1`, `config2`, `config3`.
+    ///
+    /// ```
+    /// use perfbench::events::ConfigWord;
+    ///
+    /// assert_eq!(ConfigWord::Config1.name(), "config1");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             ConfigWord::Config => "config",
@@ -350,11 +521,25 @@ impl ConfigWord {
     }
 
     /// The word called `name` (`config`, `config1`, `config2`, `config3`).
+    ///
+    /// ```
+    /// use perfbench::events::ConfigWord;
+    ///
+    /// assert_eq!(ConfigWord::from_name("config2"), Some(ConfigWord::Config2));
+    /// assert_eq!(ConfigWord::from_name("config9"), None);
+    /// ```
     pub fn from_name(name: &str) -> Option<ConfigWord> {
         ConfigWord::ALL.into_iter().find(|w| w.name() == name)
     }
 
     /// The position of this word in [`ConfigWord::ALL`] (0 for `config`).
+    ///
+    /// ```
+    /// use perfbench::events::ConfigWord;
+    ///
+    /// assert_eq!(ConfigWord::Config3.index(), 3);
+    /// assert_eq!(ConfigWord::ALL[ConfigWord::Config1.index()], ConfigWord::Config1);
+    /// ```
     pub fn index(self) -> usize {
         self as usize
     }
@@ -382,6 +567,15 @@ pub struct FormatField {
 impl FormatField {
     /// Parses a format file's content such as `config:0-7,32-35` or `config1:1`; `None` if it
     /// is not of that form, names an unknown word, has a bit above 63 or overlapping ranges.
+    ///
+    /// ```
+    /// use perfbench::events::{ConfigWord, FormatField};
+    ///
+    /// let amd_event = FormatField::parse("event", "config:0-7,32-35").unwrap();
+    /// assert_eq!(amd_event.target, ConfigWord::Config);
+    /// assert_eq!(amd_event.bits, [(0, 7), (32, 35)]);
+    /// assert!(FormatField::parse("bad", "config:5-70").is_none()); // bit above 63
+    /// ```
     pub fn parse(name: &str, spec: &str) -> Option<FormatField> {
         let (word, ranges) = spec.trim().split_once(':')?;
         let target = ConfigWord::from_name(word.trim())?;
@@ -411,16 +605,34 @@ impl FormatField {
     }
 
     /// How many bits the field has.
+    ///
+    /// ```
+    /// use perfbench::events::FormatField;
+    ///
+    /// assert_eq!(FormatField::parse("event", "config:0-7,32-35").unwrap().width(), 12);
+    /// ```
     pub fn width(&self) -> u32 {
         self.bits.iter().map(|&(lo, hi)| hi - lo + 1).sum()
     }
 
     /// The largest value the field holds.
+    ///
+    /// ```
+    /// use perfbench::events::FormatField;
+    ///
+    /// assert_eq!(FormatField::parse("umask", "config:8-15").unwrap().max_value(), 0xff);
+    /// ```
     pub fn max_value(&self) -> u64 {
         low_bits(self.width())
     }
 
     /// The bits of [`target`](FormatField::target) this field covers.
+    ///
+    /// ```
+    /// use perfbench::events::FormatField;
+    ///
+    /// assert_eq!(FormatField::parse("umask", "config:8-15").unwrap().mask(), 0xff00);
+    /// ```
     pub fn mask(&self) -> u64 {
         self.bits
             .iter()
@@ -430,6 +642,14 @@ impl FormatField {
     /// `value` spread over the field's bits, to be or-ed into [`target`](FormatField::target)
     /// (after clearing [`mask`](FormatField::mask)). A value wider than the field is an error,
     /// never silently truncated.
+    ///
+    /// ```
+    /// use perfbench::events::FormatField;
+    ///
+    /// let event = FormatField::parse("event", "config:0-7,32-35").unwrap();
+    /// assert_eq!(event.place(0x1c0), Ok(0x1_0000_00c0)); // low 8 bits, then bits 32-35
+    /// assert!(event.place(0x1000).is_err()); // 13 bits do not fit in 12
+    /// ```
     pub fn place(&self, value: u64) -> Result<u64, ValueTooWide> {
         if value > self.max_value() {
             return Err(ValueTooWide {
