@@ -78,6 +78,34 @@ impl std::error::Error for LoadError {}
 /// Reads the report at `path`: a missing file, a directory, a file over
 /// [`MAX_REPORT_BYTES`], bytes that are not UTF-8 and every problem [`from_json`] finds are
 /// each a [`LoadError`] that names the file. Never panics.
+///
+/// ```
+/// use perfbench::model::file::{load, write_atomic, LoadProblem};
+/// use perfbench::model::json::to_json;
+/// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+/// # use perfbench::stats::{estimate, StatsConfig};
+/// # fn wall(values: &[f64]) -> CounterResult {
+/// #     CounterResult {
+/// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+/// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+/// #         rounds: Vec::new(), overhead: 0.0,
+/// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+/// #     }
+/// # }
+/// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+/// # fib.counters.push(wall(&[10.0, 10.5, 9.5, 10.0]));
+/// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+/// # let dir = std::env::temp_dir().join(format!("perfbench-doc-load-{}", std::process::id()));
+/// let path = dir.join("quickstart.json");
+/// write_atomic(&path, to_json(&report).as_bytes())?;
+/// assert_eq!(load(&path)?, report);
+///
+/// let missing = load(&dir.join("nothing.json")).unwrap_err();
+/// assert!(matches!(missing.problem, LoadProblem::Missing));
+/// assert!(missing.to_string().ends_with("nothing.json: no such file"));
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn load(path: &Path) -> Result<Report, LoadError> {
     let fail = |problem| LoadError {
         path: path.to_path_buf(),
@@ -137,12 +165,37 @@ fn position(prefix: &[u8]) -> (usize, usize) {
 /// hence same file system), flushes it to disk (`fsync`), and renames it over `path`; then
 /// flushes the directory so the rename itself survives a crash. On any error the temporary file
 /// is removed and the old file, if any, is left untouched; the error says which step failed.
+///
+/// ```
+/// use perfbench::model::file::write_atomic;
+///
+/// # let dir = std::env::temp_dir().join(format!("perfbench-doc-atomic-{}", std::process::id()));
+/// let path = dir.join("baselines/main/suite.json"); // parent directories are created
+/// write_atomic(&path, b"{}")?;
+/// write_atomic(&path, b"{\"schema_version\": 1}")?; // replaces it in one rename
+/// assert_eq!(std::fs::read(&path)?, b"{\"schema_version\": 1}");
+/// assert_eq!(std::fs::read_dir(path.parent().unwrap())?.count(), 1); // no temporary left
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     write_atomic_mode(path, contents, None)
 }
 
 /// [`write_atomic`] for a program: the file is executable (mode 0755) from the moment it
 /// appears at `path`.
+///
+/// ```
+/// use perfbench::model::file::write_atomic_executable;
+/// use std::os::unix::fs::PermissionsExt;
+///
+/// # let dir = std::env::temp_dir().join(format!("perfbench-doc-exe-{}", std::process::id()));
+/// let path = dir.join("bench-exe");
+/// write_atomic_executable(&path, b"#!/bin/sh\n")?;
+/// assert_eq!(std::fs::metadata(&path)?.permissions().mode() & 0o777, 0o755);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn write_atomic_executable(path: &Path, contents: &[u8]) -> io::Result<()> {
     write_atomic_mode(path, contents, Some(0o755))
 }

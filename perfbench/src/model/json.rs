@@ -18,12 +18,40 @@ use super::{Report, SCHEMA_VERSION};
 
 /// The report as pretty-printed JSON, without a trailing newline. Always valid JSON, whatever
 /// the floats hold (non-finite ones are `null`).
+///
+/// ```
+/// use perfbench::model::json::{from_json, to_json};
+/// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+/// # use perfbench::stats::{estimate, StatsConfig};
+/// # fn wall(values: &[f64]) -> CounterResult {
+/// #     CounterResult {
+/// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+/// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+/// #         rounds: Vec::new(), overhead: 0.0,
+/// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+/// #     }
+/// # }
+/// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+/// # fib.counters.push(wall(&[10.0, 10.5, 9.5, 10.0]));
+/// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+/// let text = to_json(&report);
+/// assert!(text.starts_with("{\n  \"schema_version\": 1,"));
+/// assert!(text.contains(r#""per_iteration": [10.0, 10.5, 9.5, 10.0]"#)); // samples on one line
+/// assert_eq!(from_json(&text).unwrap(), report);
+/// ```
 pub fn to_json(report: &Report) -> String {
     to_pretty(report)
 }
 
 /// Any serializable value in the layout of [`to_json`]: objects indented, arrays of plain values
 /// on one line. For the documents perfbench writes (reports, comparisons, BMF).
+///
+/// ```
+/// use perfbench::model::json::to_pretty;
+///
+/// let text = to_pretty(&serde_json::json!({"ids": ["a", "b"], "nested": {"n": f64::NAN}}));
+/// assert_eq!(text, "{\n  \"ids\": [\"a\", \"b\"],\n  \"nested\": {\n    \"n\": null\n  }\n}");
+/// ```
 pub fn to_pretty<T: serde::Serialize + ?Sized>(value: &T) -> String {
     let mut out = Vec::new();
     let mut ser = serde_json::Serializer::with_formatter(&mut out, Layout::default());
@@ -393,6 +421,17 @@ struct Probe {
 ///
 /// A byte-order mark is skipped. Unknown members are ignored; members added after the first
 /// version of the document may be missing. Never panics.
+///
+/// ```
+/// use perfbench::model::json::{from_json, ReportError};
+///
+/// let newer = r#"{"schema_version": 99, "suite": "s"}"#;
+/// assert_eq!(from_json(newer), Err(ReportError::UnsupportedVersion { found: "99".into() }));
+///
+/// let broken = "{\"schema_version\": 1, \"suite\": 5}";
+/// let e = from_json(broken).unwrap_err();
+/// assert!(matches!(&e, ReportError::Field { path, .. } if path == "suite"), "{e}");
+/// ```
 pub fn from_json(text: &str) -> Result<Report, ReportError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // JSON's own whitespace: a document of U+00A0 is not empty but invalid.

@@ -100,6 +100,15 @@ pub struct BaselineRef {
 
 impl Report {
     /// A report of this perfbench's schema version and version.
+    ///
+    /// ```
+    /// use perfbench::model::{Benchmark, Config, Machine, Outcome, Report, SCHEMA_VERSION};
+    ///
+    /// let fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Tested);
+    /// let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+    /// assert_eq!(report.schema_version, SCHEMA_VERSION);
+    /// assert_eq!(report.perfbench_version, env!("CARGO_PKG_VERSION"));
+    /// ```
     pub fn new(suite: &str, machine: Machine, config: Config, benchmarks: Vec<Benchmark>) -> Self {
         Report {
             schema_version: SCHEMA_VERSION,
@@ -113,6 +122,26 @@ impl Report {
     }
 
     /// The benchmark with this id.
+    ///
+    /// ```
+    /// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+    /// # use perfbench::stats::{estimate, StatsConfig};
+    /// # fn wall(values: &[f64]) -> CounterResult {
+    /// #     CounterResult {
+    /// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+    /// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+    /// #         rounds: Vec::new(), overhead: 0.0,
+    /// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+    /// #     }
+    /// # }
+    /// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+    /// # fib.counters.push(wall(&[10.0, 10.5, 9.5, 10.0]));
+    /// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+    /// let fib = report.bench("quickstart/fib").unwrap();
+    /// let e = fib.counter("wall-time").and_then(|c| c.estimate).unwrap();
+    /// assert_eq!(e.point, 10.0);
+    /// assert!(report.bench("quickstart/nothing").is_none());
+    /// ```
     pub fn bench(&self, id: &str) -> Option<&Benchmark> {
         self.benchmarks.iter().find(|b| b.id == id)
     }
@@ -168,6 +197,31 @@ impl Machine {
     /// model, architecture, kernel, CPU PMU, simulator (tool, version, cache model), or access
     /// path of a counter both measured. One line
     /// each (`cpu: "A" vs "B"`); empty when the fingerprints agree.
+    ///
+    /// ```
+    /// use perfbench::model::{Machine, Source};
+    ///
+    /// let laptop = Machine {
+    ///     cpu: "AMD Ryzen 7 7840U".into(),
+    ///     core_pmus: vec!["cpu".into()],
+    ///     sources: vec![("instructions".into(), Source::Rdpmc)],
+    ///     ..Machine::default()
+    /// };
+    /// let runner = Machine {
+    ///     cpu: "AMD EPYC 7763".into(),
+    ///     sources: vec![("instructions".into(), Source::Read)],
+    ///     ..Machine::default()
+    /// };
+    /// assert_eq!(
+    ///     laptop.differences(&runner),
+    ///     [
+    ///         r#"cpu: "AMD Ryzen 7 7840U" vs "AMD EPYC 7763""#,
+    ///         "PMU: cpu vs none",
+    ///         "instructions read via rdpmc vs read",
+    ///     ]
+    /// );
+    /// assert!(laptop.differences(&laptop).is_empty());
+    /// ```
     pub fn differences(&self, other: &Machine) -> Vec<String> {
         let mut out = Vec::new();
         for (what, a, b) in [
@@ -337,6 +391,13 @@ pub struct Benchmark {
 
 impl Benchmark {
     /// A benchmark with this outcome and no values yet.
+    ///
+    /// ```
+    /// use perfbench::model::{Benchmark, Outcome};
+    ///
+    /// let b = Benchmark::new("hashing/fnv/64", "hashing", "fnv", Some("64"), Outcome::Measured);
+    /// assert_eq!((b.params.as_deref(), b.counters.len()), (Some("64"), 0));
+    /// ```
     pub fn new(id: &str, group: &str, name: &str, params: Option<&str>, outcome: Outcome) -> Self {
         Benchmark {
             id: id.to_owned(),
@@ -352,12 +413,41 @@ impl Benchmark {
     }
 
     /// The counter named `name`.
+    ///
+    /// ```
+    /// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+    /// # use perfbench::stats::{estimate, StatsConfig};
+    /// # fn wall(values: &[f64]) -> CounterResult {
+    /// #     CounterResult {
+    /// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+    /// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+    /// #         rounds: Vec::new(), overhead: 0.0,
+    /// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+    /// #     }
+    /// # }
+    /// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+    /// # fib.counters.push(wall(&[10.0, 10.5, 9.5, 10.0]));
+    /// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+    /// let fib = &report.benchmarks[0];
+    /// assert_eq!(fib.counter("wall-time").map(|c| c.unit.as_str()), Some("ns"));
+    /// assert!(fib.counter("instructions").is_none());
+    /// ```
     pub fn counter(&self, name: &str) -> Option<&CounterResult> {
         self.counters.iter().find(|c| c.name == name)
     }
 
     /// `panicked: MESSAGE` or `failed: MESSAGE` for a benchmark that has no values; `None` for
     /// one that was measured or tested.
+    ///
+    /// ```
+    /// use perfbench::model::{Benchmark, Outcome};
+    ///
+    /// let mut b = Benchmark::new("g/parse", "g", "parse", None, Outcome::Panicked);
+    /// b.error = Some("index out of bounds".into());
+    /// assert_eq!(b.failure().as_deref(), Some("panicked: index out of bounds"));
+    /// b.outcome = Outcome::Measured;
+    /// assert_eq!(b.failure(), None);
+    /// ```
     pub fn failure(&self) -> Option<String> {
         let msg = self.error.as_deref().unwrap_or("(no message)");
         match self.outcome {
@@ -409,6 +499,27 @@ impl CounterResult {
     /// `per_iteration` split into its rounds, in the order taken. One slice of every sample
     /// when `rounds` is empty, or when its sizes do not add up to the samples (a hand-edited
     /// document): the samples are then treated as one round.
+    ///
+    /// ```
+    /// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+    /// # use perfbench::stats::{estimate, StatsConfig};
+    /// # fn wall(values: &[f64]) -> CounterResult {
+    /// #     CounterResult {
+    /// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+    /// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+    /// #         rounds: Vec::new(), overhead: 0.0,
+    /// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+    /// #     }
+    /// # }
+    /// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+    /// # fib.counters.push(wall(&[10.0, 10.5, 9.5, 10.0]));
+    /// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+    /// let mut c = report.benchmarks[0].counters[0].clone();
+    /// c.rounds = vec![2, 2];
+    /// assert_eq!(c.round_values(), [&[10.0, 10.5][..], &[9.5, 10.0][..]]);
+    /// c.rounds = vec![3]; // does not add up to the 4 samples: one round
+    /// assert_eq!(c.round_values().len(), 1);
+    /// ```
     pub fn round_values(&self) -> Vec<&[f64]> {
         let total: u64 = self.rounds.iter().map(|&n| u64::from(n)).sum();
         if self.rounds.is_empty() || total != self.per_iteration.len() as u64 {
