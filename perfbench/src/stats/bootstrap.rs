@@ -25,6 +25,15 @@ impl ConfidenceInterval {
     /// The percentile-method interval of a bootstrap distribution: `None` when it holds no
     /// finite value. Non-finite values are ignored; `confidence` is sanitized as
     /// [`StatsConfig::confidence`] documents.
+    ///
+    /// ```
+    /// use perfbench::stats::ConfidenceInterval;
+    ///
+    /// let resampled_means: Vec<f64> = (0..=100).map(f64::from).collect();
+    /// let ci = ConfidenceInterval::from_distribution(resampled_means, 0.9).unwrap();
+    /// assert_eq!((ci.low, ci.high), (5.0, 95.0));
+    /// assert!(ConfidenceInterval::from_distribution(vec![f64::NAN], 0.9).is_none());
+    /// ```
     pub fn from_distribution(distribution: Vec<f64>, confidence: f64) -> Option<Self> {
         let confidence = sanitize_confidence(confidence);
         let mut finite = distribution;
@@ -50,6 +59,13 @@ impl ConfidenceInterval {
     }
 
     /// Whether `x` lies in the closed interval.
+    ///
+    /// ```
+    /// use perfbench::stats::ConfidenceInterval;
+    ///
+    /// let ci = ConfidenceInterval { low: 1.0, high: 2.0, confidence: 0.95 };
+    /// assert!(ci.contains(1.0) && ci.contains(2.0) && !ci.contains(2.5));
+    /// ```
     pub fn contains(&self, x: f64) -> bool {
         self.low <= x && x <= self.high
     }
@@ -67,6 +83,16 @@ pub(crate) fn sanitize_confidence(confidence: f64) -> f64 {
 
 /// The values of `statistic` on `resamples` resamples of `sample` (drawn with replacement, same
 /// size as the sample), in draw order. The statistic may reorder the resample it is given.
+///
+/// ```
+/// use perfbench::stats::{bootstrap::distribution, Sample};
+///
+/// let sample = Sample::new(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+/// let maxima = distribution(sample, 1000, 42, |r| r.iter().copied().fold(f64::MIN, f64::max));
+/// assert_eq!(maxima.len(), 1000);
+/// assert!(maxima.iter().all(|&m| [1.0, 2.0, 3.0, 4.0].contains(&m)));
+/// assert_eq!(maxima, distribution(sample, 1000, 42, |r| r.iter().copied().fold(f64::MIN, f64::max)));
+/// ```
 pub fn distribution<F>(
     sample: Sample<'_>,
     resamples: usize,
@@ -89,6 +115,16 @@ where
 
 /// The values of `statistic` on `resamples` pairs of resamples, one of `a` and one of `b`,
 /// drawn independently with replacement from the same generator.
+///
+/// ```
+/// use perfbench::stats::{bootstrap::two_sample_distribution, Sample};
+///
+/// let a = Sample::new(&[10.0, 11.0, 12.0]).unwrap();
+/// let b = Sample::new(&[20.0, 22.0, 24.0]).unwrap();
+/// let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+/// let ratios = two_sample_distribution(a, b, 500, 7, |ra, rb| mean(rb) / mean(ra));
+/// assert!(ratios.iter().all(|&r| (20.0 / 12.0..=24.0 / 10.0).contains(&r)));
+/// ```
 pub fn two_sample_distribution<F>(
     a: Sample<'_>,
     b: Sample<'_>,
@@ -119,6 +155,21 @@ fn resample_into(rng: &mut Rng, data: &[f64], buffer: &mut [f64]) {
 
 /// The bootstrap confidence interval of any statistic of `sample`. With `cfg.resamples == 0`
 /// the interval is the point estimate itself.
+///
+/// ```
+/// use perfbench::stats::{bootstrap::ci, Sample, StatsConfig};
+///
+/// let sample = Sample::new(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+/// let range = |r: &mut [f64]| {
+///     let (lo, hi) = r.iter().fold((f64::MAX, f64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
+///     hi - lo
+/// };
+/// let interval = ci(sample, &StatsConfig::default(), range);
+/// assert!(0.0 <= interval.low && interval.low <= interval.high && interval.high <= 4.0);
+/// let none = StatsConfig { resamples: 0, ..StatsConfig::default() };
+/// let point = ci(sample, &none, range);
+/// assert_eq!((point.low, point.high), (4.0, 4.0));
+/// ```
 pub fn ci<F>(sample: Sample<'_>, cfg: &StatsConfig, mut statistic: F) -> ConfidenceInterval
 where
     F: FnMut(&mut [f64]) -> f64,
@@ -130,11 +181,27 @@ where
 }
 
 /// The bootstrap confidence interval of the mean.
+///
+/// ```
+/// use perfbench::stats::{bootstrap::mean_ci, Sample, StatsConfig};
+///
+/// let values: Vec<f64> = (0..50).map(|i| 100.0 + f64::from(i % 5)).collect();
+/// let ci = mean_ci(Sample::new(&values).unwrap(), &StatsConfig::default());
+/// assert!(ci.contains(102.0) && ci.high - ci.low < 1.0);
+/// assert_eq!(ci, mean_ci(Sample::new(&values).unwrap(), &StatsConfig::default())); // seeded
+/// ```
 pub fn mean_ci(sample: Sample<'_>, cfg: &StatsConfig) -> ConfidenceInterval {
     ci(sample, cfg, |resample| mean_of(resample))
 }
 
 /// The bootstrap confidence interval of the median.
+///
+/// ```
+/// use perfbench::stats::{bootstrap::median_ci, Sample, StatsConfig};
+///
+/// let ci = median_ci(Sample::new(&[7.0; 20]).unwrap(), &StatsConfig::default());
+/// assert_eq!((ci.low, ci.high), (7.0, 7.0)); // constant data resamples to itself
+/// ```
 pub fn median_ci(sample: Sample<'_>, cfg: &StatsConfig) -> ConfidenceInterval {
     ci(sample, cfg, median_in_place)
 }

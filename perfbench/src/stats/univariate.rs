@@ -22,6 +22,14 @@ pub struct Sample<'a> {
 
 impl<'a> Sample<'a> {
     /// Validates `data`: `None` when it is empty or holds a NaN or an infinity.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// assert!(Sample::new(&[1.0, 2.0]).is_some());
+    /// assert!(Sample::new(&[]).is_none());
+    /// assert!(Sample::new(&[1.0, f64::NAN]).is_none());
+    /// ```
     pub fn new(data: &'a [f64]) -> Option<Self> {
         if data.is_empty() || !data.iter().all(|x| x.is_finite()) {
             return None;
@@ -30,6 +38,13 @@ impl<'a> Sample<'a> {
     }
 
     /// The values, in their original order.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// let s = Sample::new(&[3.0, 1.0, 2.0]).unwrap();
+    /// assert_eq!(s.as_slice(), [3.0, 1.0, 2.0]);
+    /// ```
     pub fn as_slice(&self) -> &'a [f64] {
         self.data
     }
@@ -38,12 +53,26 @@ impl<'a> Sample<'a> {
     ///
     /// Computed as `x[0] + sum(x[i] - x[0]) / n`, which is exact for constant data and loses
     /// less precision than a plain sum when values share a large offset.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// assert_eq!(Sample::new(&[1.0, 2.0, 6.0]).unwrap().mean(), 3.0);
+    /// assert_eq!(Sample::new(&[1e16 + 1.0; 3]).unwrap().mean(), 1e16 + 1.0); // exact for constant data
+    /// ```
     pub fn mean(&self) -> f64 {
         mean_of(self.data)
     }
 
     /// The sample variance, with Bessel's correction (divides by `n - 1`); 0 for a single
     /// value.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// assert_eq!(Sample::new(&[1.0, 2.0, 3.0]).unwrap().variance(), 1.0);
+    /// assert_eq!(Sample::new(&[5.0]).unwrap().variance(), 0.0);
+    /// ```
     pub fn variance(&self) -> f64 {
         let n = self.data.len();
         if n < 2 {
@@ -56,32 +85,71 @@ impl<'a> Sample<'a> {
 
     /// The sample standard deviation (`sqrt` of [`variance`](Self::variance), `n - 1`
     /// denominator); 0 for a single value.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// assert_eq!(Sample::new(&[2.0, 4.0, 6.0]).unwrap().stddev(), 2.0);
+    /// ```
     pub fn stddev(&self) -> f64 {
         self.variance().sqrt()
     }
 
     /// The smallest value.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// assert_eq!(Sample::new(&[3.0, 1.0, 2.0]).unwrap().min(), 1.0);
+    /// ```
     pub fn min(&self) -> f64 {
         self.data.iter().copied().fold(f64::INFINITY, f64::min)
     }
 
     /// The largest value.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// assert_eq!(Sample::new(&[3.0, 1.0, 2.0]).unwrap().max(), 3.0);
+    /// ```
     pub fn max(&self) -> f64 {
         self.data.iter().copied().fold(f64::NEG_INFINITY, f64::max)
     }
 
     /// The median (the 50th percentile, see [`Percentiles::at`]).
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// assert_eq!(Sample::new(&[4.0, 1.0, 3.0, 2.0]).unwrap().median(), 2.5);
+    /// ```
     pub fn median(&self) -> f64 {
         self.percentiles().median()
     }
 
     /// The median absolute deviation from the median, scaled by [`MAD_SCALE`] (1.4826) so that
     /// it estimates the standard deviation of normal data, as criterion reports it.
+    ///
+    /// ```
+    /// use perfbench::stats::{univariate::MAD_SCALE, Sample};
+    ///
+    /// // Deviations from the median 3: 2, 1, 0, 1, 97; their median is 1.
+    /// let s = Sample::new(&[1.0, 2.0, 3.0, 4.0, 100.0]).unwrap();
+    /// assert_eq!(s.mad(), MAD_SCALE);
+    /// ```
     pub fn mad(&self) -> f64 {
         self.percentiles().mad()
     }
 
     /// The sorted values, to read percentiles from.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// let p = Sample::new(&[3.0, 1.0, 2.0]).unwrap().percentiles();
+    /// assert_eq!(p.sorted(), [1.0, 2.0, 3.0]);
+    /// ```
     pub fn percentiles(&self) -> Percentiles {
         Percentiles::from_unsorted(self.data.to_vec())
     }
@@ -138,6 +206,13 @@ impl Percentiles {
     }
 
     /// The values in ascending order.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// let p = Sample::new(&[2.0, -1.0, 0.5]).unwrap().percentiles();
+    /// assert_eq!(p.sorted(), [-1.0, 0.5, 2.0]);
+    /// ```
     pub fn sorted(&self) -> &[f64] {
         &self.sorted
     }
@@ -147,6 +222,14 @@ impl Percentiles {
     /// Linear interpolation between closest ranks (rank `p / 100 * (n - 1)`, the default of
     /// numpy, R type 7, and criterion). `p` outside `0..=100` is clamped; a NaN `p` reads as 0.
     /// The result is monotone in `p` and always lies between the two neighbouring values.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// let p = Sample::new(&[10.0, 20.0, 30.0, 40.0, 50.0]).unwrap().percentiles();
+    /// assert_eq!(p.at(50.0), 30.0);
+    /// assert_eq!(p.at(12.5), 15.0); // interpolated between 10 and 20
+    /// ```
     pub fn at(&self, p: f64) -> f64 {
         let n = self.sorted.len();
         if n == 0 {
@@ -162,31 +245,69 @@ impl Percentiles {
     }
 
     /// The median (50th percentile).
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// assert_eq!(Sample::new(&[5.0, 1.0, 3.0]).unwrap().percentiles().median(), 3.0);
+    /// ```
     pub fn median(&self) -> f64 {
         self.at(50.0)
     }
 
     /// The 25th, 50th and 75th percentiles.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// let p = Sample::new(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap().percentiles();
+    /// assert_eq!(p.quartiles(), (2.0, 3.0, 4.0));
+    /// ```
     pub fn quartiles(&self) -> (f64, f64, f64) {
         (self.at(25.0), self.at(50.0), self.at(75.0))
     }
 
     /// The interquartile range: 75th minus 25th percentile.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// assert_eq!(Sample::new(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap().percentiles().iqr(), 2.0);
+    /// ```
     pub fn iqr(&self) -> f64 {
         self.at(75.0) - self.at(25.0)
     }
 
     /// The smallest value.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// assert_eq!(Sample::new(&[2.0, 1.0]).unwrap().percentiles().min(), 1.0);
+    /// ```
     pub fn min(&self) -> f64 {
         self.sorted.first().copied().unwrap_or(0.0)
     }
 
     /// The largest value.
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// assert_eq!(Sample::new(&[2.0, 1.0]).unwrap().percentiles().max(), 2.0);
+    /// ```
     pub fn max(&self) -> f64 {
         self.sorted.last().copied().unwrap_or(0.0)
     }
 
     /// The scaled median absolute deviation (see [`Sample::mad`]).
+    ///
+    /// ```
+    /// use perfbench::stats::Sample;
+    ///
+    /// let s = Sample::new(&[1.0, 2.0, 3.0, 4.0, 100.0]).unwrap();
+    /// assert_eq!(s.percentiles().mad(), s.mad());
+    /// ```
     pub fn mad(&self) -> f64 {
         let median = self.median();
         let mut deviations: Vec<f64> = self.sorted.iter().map(|&x| (x - median).abs()).collect();
