@@ -31,7 +31,7 @@ impl ConfidenceInterval {
     ///
     /// let resampled_means: Vec<f64> = (0..=100).map(f64::from).collect();
     /// let ci = ConfidenceInterval::from_distribution(resampled_means, 0.9).unwrap();
-    /// assert_eq!((ci.low, ci.high), (5.0, 95.0));
+    /// assert!((ci.low - 5.0).abs() < 1e-9 && (ci.high - 95.0).abs() < 1e-9);
     /// assert!(ConfidenceInterval::from_distribution(vec![f64::NAN], 0.9).is_none());
     /// ```
     pub fn from_distribution(distribution: Vec<f64>, confidence: f64) -> Option<Self> {
