@@ -58,6 +58,13 @@ pub enum Verdict {
 
 impl Verdict {
     /// `"regressed"`, `"improved"` or `"unchanged"`, as the JSON report spells it.
+    ///
+    /// ```
+    /// use perfbench::stats::Verdict;
+    ///
+    /// assert_eq!(Verdict::Regressed.as_str(), "regressed");
+    /// assert_eq!(Verdict::Unchanged.to_string(), "unchanged");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Regressed => "regressed",
@@ -99,6 +106,16 @@ impl CounterKind {
     /// The kind of a counter, from its perf-style name. PMU prefixes (`cpu_core/instructions/`)
     /// and modifiers (`cycles:u`) are ignored; matching is case-insensitive; unknown names and
     /// raw events (`r01c2`, `cpu/event=0x3c/`) are [`CounterKind::Other`].
+    ///
+    /// ```
+    /// use perfbench::stats::CounterKind;
+    ///
+    /// assert_eq!(CounterKind::of("cpu_core/instructions/u"), CounterKind::Exact);
+    /// assert_eq!(CounterKind::of("cycles:u"), CounterKind::Cycles);
+    /// assert_eq!(CounterKind::of("wall-time"), CounterKind::Time);
+    /// assert_eq!(CounterKind::of("cs"), CounterKind::Environment);
+    /// assert_eq!(CounterKind::of("L1-dcache-load-misses"), CounterKind::Other);
+    /// ```
     pub fn of(name: &str) -> Self {
         let name = event_name(name);
         let name = name.as_str();
@@ -152,6 +169,14 @@ impl CounterKind {
     ///   shared VM an unchanged benchmark's context-switch rate (a few per 10,000 iterations)
     ///   moved between 0.03x and 4.5x from one run to the next.
     /// - [`Other`](Self::Other): 10%. Misses depend on what else runs.
+    ///
+    /// ```
+    /// use perfbench::stats::CounterKind;
+    ///
+    /// assert_eq!(CounterKind::of("instructions").threshold(), 0.005);
+    /// assert_eq!(CounterKind::of("wall-time").threshold(), 0.08);
+    /// assert!(CounterKind::of("context-switches").threshold().is_infinite());
+    /// ```
     pub fn threshold(self) -> f64 {
         match self {
             CounterKind::Exact => 0.005,
@@ -169,6 +194,13 @@ impl CounterKind {
     /// - [`Cycles`](Self::Cycles) and [`Time`](Self::Time): 1%.
     /// - [`Environment`](Self::Environment): infinite.
     /// - [`Other`](Self::Other): 5%.
+    ///
+    /// ```
+    /// use perfbench::stats::CounterKind;
+    ///
+    /// assert_eq!(CounterKind::Time.paired_threshold(), 0.01);
+    /// assert_eq!(CounterKind::Other.paired_threshold(), 0.05);
+    /// ```
     pub fn paired_threshold(self) -> f64 {
         match self {
             CounterKind::Exact => 0.005,
@@ -190,6 +222,13 @@ impl CounterKind {
     ///   28/12/3.8/0.7% false alarms.
     /// - [`Environment`](Self::Environment): infinite.
     /// - [`Other`](Self::Other): 10%.
+    ///
+    /// ```
+    /// use perfbench::stats::CounterKind;
+    ///
+    /// assert_eq!(CounterKind::Time.samples_threshold(), 0.25);
+    /// assert_eq!(CounterKind::Exact.samples_threshold(), 0.005);
+    /// ```
     pub fn samples_threshold(self) -> f64 {
         match self {
             CounterKind::Exact => 0.005,
@@ -260,12 +299,28 @@ impl Default for CompareConfig {
 impl CompareConfig {
     /// The default settings for a counter, by its perf-style name (see [`CounterKind::of`] and
     /// [`CounterKind::threshold`]).
+    ///
+    /// ```
+    /// use perfbench::stats::CompareConfig;
+    ///
+    /// let cfg = CompareConfig::for_counter("instructions");
+    /// assert_eq!((cfg.threshold, cfg.min_step), (0.005, 0.5));
+    /// let time = CompareConfig::for_counter("task-clock");
+    /// assert!(time.min_step.is_infinite());
+    /// ```
     pub fn for_counter(name: &str) -> Self {
         CompareConfig::for_kind(CounterKind::of(name))
     }
 
     /// The default settings for a kind of counter: its threshold, significance 0.05,
     /// confidence 0.95, [`DEFAULT_RESAMPLES`], [`DEFAULT_SEED`].
+    ///
+    /// ```
+    /// use perfbench::stats::{CompareConfig, CounterKind};
+    ///
+    /// let cfg = CompareConfig { threshold: 0.02, ..CompareConfig::for_kind(CounterKind::Cycles) };
+    /// assert_eq!((cfg.threshold, cfg.significance), (0.02, 0.05));
+    /// ```
     pub fn for_kind(kind: CounterKind) -> Self {
         CompareConfig {
             threshold: kind.threshold(),
@@ -345,6 +400,18 @@ pub struct Change {
 
 /// Compares a new run of a counter with a baseline run (per-iteration values, one per sample).
 /// See the [module documentation](self) for the rule and for degenerate input.
+///
+/// ```
+/// use perfbench::stats::{compare, CompareConfig, Method, Verdict};
+///
+/// let base: Vec<f64> = (0..30).map(|i| 100.0 + f64::from(i % 3)).collect();
+/// let slower: Vec<f64> = base.iter().map(|x| x * 1.5).collect();
+/// let cfg = CompareConfig::for_counter("wall-time");
+/// let change = compare(&base, &slower, &cfg);
+/// assert_eq!((change.verdict, change.method), (Verdict::Regressed, Method::Separate));
+/// assert!((change.ratio.unwrap() - 1.5).abs() < 1e-9);
+/// assert_eq!(compare(&base, &base, &cfg).verdict, Verdict::Unchanged);
+/// ```
 pub fn compare(base: &[f64], new: &[f64], cfg: &CompareConfig) -> Change {
     // The samples each side's headline figure uses: finite, severe outliers left out.
     let headline =

@@ -17,6 +17,13 @@ pub struct Density {
 }
 
 /// The bandwidth Silverman's rule gives `sample`; never zero for finite data.
+///
+/// ```
+/// use perfbench::stats::{kde::bandwidth, Sample};
+///
+/// assert!(bandwidth(&Sample::new(&[1.0, 2.0, 3.0, 4.0]).unwrap()) > 0.0);
+/// assert!(bandwidth(&Sample::new(&[5.0; 10]).unwrap()) > 0.0); // never zero
+/// ```
 pub fn bandwidth(sample: &Sample<'_>) -> f64 {
     let n = sample.as_slice().len() as f64;
     let s = sample.stddev();
@@ -33,11 +40,30 @@ pub fn bandwidth(sample: &Sample<'_>) -> f64 {
 
 /// The density of `sample` at `steps` (at least 2) evenly spaced points over `[low, high]`,
 /// with the [`bandwidth`] Silverman's rule gives.
+///
+/// ```
+/// use perfbench::stats::{kde::density, Sample};
+///
+/// let values: Vec<f64> = (0..100).map(|i| f64::from(i % 10)).collect();
+/// let d = density(&Sample::new(&values).unwrap(), -5.0, 14.0, 200);
+/// assert_eq!(d.points.len(), 200);
+/// let step = 19.0 / 199.0;
+/// let area: f64 = d.points.iter().map(|&(_, y)| y * step).sum();
+/// assert!((area - 1.0).abs() < 0.02); // a density integrates to 1
+/// ```
 pub fn density(sample: &Sample<'_>, low: f64, high: f64, steps: usize) -> Density {
     density_with(sample, bandwidth(sample), low, high, steps)
 }
 
 /// [`density`] with a given bandwidth `h` (> 0).
+///
+/// ```
+/// use perfbench::stats::{kde::density_with, Sample};
+///
+/// let d = density_with(&Sample::new(&[0.0]).unwrap(), 1.0, -1.0, 1.0, 3);
+/// let peak = 1.0 / (2.0 * std::f64::consts::PI).sqrt(); // the standard normal at 0
+/// assert!((d.points[1].1 - peak).abs() < 1e-12 && d.points[0].1 < peak);
+/// ```
 pub fn density_with(sample: &Sample<'_>, h: f64, low: f64, high: f64, steps: usize) -> Density {
     let steps = steps.max(2);
     let values = sample.as_slice();

@@ -230,6 +230,22 @@ impl From<EstimateFields> for Estimate {
 /// Non-finite values (NaN, infinities) are discarded, with their iteration counts. Returns
 /// `None` when no finite value remains (including empty input) or when `iterations` has a
 /// different length from `values`.
+///
+/// ```
+/// use perfbench::stats::{estimate, StatsConfig};
+///
+/// let mut values: Vec<f64> = (0..99).map(|i| 9.0 + f64::from(i % 3)).collect(); // 9, 10, 11
+/// values.push(1000.0); // one sample during which the benchmark was descheduled
+/// let e = estimate(&values, None, &StatsConfig::default()).unwrap();
+/// assert_eq!((e.point, e.excluded, e.max), (10.0, 1, 1000.0)); // left out of the headline only
+///
+/// // Linear sampling: totals of 5 per iteration plus noise; the point is the slope.
+/// let iterations: Vec<u64> = (1..=10).map(|k| k * 100).collect();
+/// let per_iteration: Vec<f64> = iterations.iter().map(|&n| 5.0 + 3.0 / n as f64).collect();
+/// let e = estimate(&per_iteration, Some(&iterations), &StatsConfig::default()).unwrap();
+/// assert!((e.point - 5.0).abs() < 0.01 && e.slope == Some(e.point));
+/// assert!(estimate(&[f64::NAN], None, &StatsConfig::default()).is_none());
+/// ```
 pub fn estimate(values: &[f64], iterations: Option<&[u64]>, cfg: &StatsConfig) -> Option<Estimate> {
     if iterations.is_some_and(|iterations| iterations.len() != values.len()) {
         return None;
@@ -273,6 +289,17 @@ pub fn estimate(values: &[f64], iterations: Option<&[u64]>, cfg: &StatsConfig) -
 /// round means too, so it shows the drift between the stretches of the run that the samples of
 /// one stretch cannot (an interval never claims more certainty than repeated measurement
 /// shows). With fewer rounds, or `rounds` not adding up to the samples, it is [`estimate`]'s.
+///
+/// ```
+/// use perfbench::stats::{estimate, estimate_rounds, StatsConfig};
+///
+/// // Three rounds of four samples; the middle one ran while the machine was busier.
+/// let values = [10.0, 10.1, 10.0, 10.1, 12.0, 12.1, 12.0, 12.1, 10.0, 10.1, 10.0, 10.1];
+/// let cfg = StatsConfig::default();
+/// let plain = estimate(&values, None, &cfg).unwrap();
+/// let rounds = estimate_rounds(&values, None, &[4, 4, 4], &cfg).unwrap();
+/// assert!(rounds.ci_high - rounds.ci_low >= plain.ci_high - plain.ci_low);
+/// ```
 pub fn estimate_rounds(
     values: &[f64],
     iterations: Option<&[u64]>,
@@ -319,6 +346,17 @@ pub const MAX_EXCLUDED_SHARE: f64 = 0.1;
 /// of [`compare()`]): the finite values, without the severe outliers (beyond Tukey's outer
 /// fences) when the interquartile range is above 0 and they are at most
 /// [`MAX_EXCLUDED_SHARE`] of the finite values.
+///
+/// ```
+/// use perfbench::stats::headline_samples;
+///
+/// let mut values: Vec<f64> = (0..20).map(|i| 10.0 + f64::from(i % 4)).collect();
+/// values[7] = 500.0;
+/// let kept = headline_samples(&values);
+/// assert_eq!(kept.len(), 19);
+/// assert!(!kept.contains(&7));
+/// assert_eq!(headline_samples(&[1.0, 1.0, 9.0]).len(), 3); // IQR 0: nothing is left out
+/// ```
 pub fn headline_samples(values: &[f64]) -> Vec<usize> {
     let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
     let Some(sample) = Sample::new(&finite) else {

@@ -23,11 +23,23 @@ pub enum Label {
 
 impl Label {
     /// Whether the value is outside the inner fences.
+    ///
+    /// ```
+    /// use perfbench::stats::outliers::Label;
+    ///
+    /// assert!(Label::HighMild.is_outlier() && !Label::NotAnOutlier.is_outlier());
+    /// ```
     pub fn is_outlier(self) -> bool {
         self != Label::NotAnOutlier
     }
 
     /// Whether the value is outside the outer fences.
+    ///
+    /// ```
+    /// use perfbench::stats::outliers::Label;
+    ///
+    /// assert!(Label::LowSevere.is_severe() && !Label::LowMild.is_severe());
+    /// ```
     pub fn is_severe(self) -> bool {
         matches!(self, Label::LowSevere | Label::HighSevere)
     }
@@ -52,6 +64,16 @@ pub struct Tukey {
 
 impl Tukey {
     /// The fences of the sample whose percentiles are given.
+    ///
+    /// ```
+    /// use perfbench::stats::{outliers::Label, Sample, Tukey};
+    ///
+    /// // Quartiles 2 and 4: inner fences at -1 and 7, outer fences at -4 and 10.
+    /// let data = [1.0, 2.0, 3.0, 4.0, 5.0];
+    /// let tukey = Tukey::new(&Sample::new(&data).unwrap().percentiles());
+    /// assert_eq!(tukey.classify(8.0), Label::HighMild);
+    /// assert_eq!(tukey.classify(11.0), Label::HighSevere);
+    /// ```
     pub fn new(percentiles: &Percentiles) -> Self {
         let (q1, _, q3) = percentiles.quartiles();
         let iqr = q3 - q1;
@@ -64,6 +86,15 @@ impl Tukey {
     }
 
     /// The label of one value.
+    ///
+    /// ```
+    /// use perfbench::stats::{outliers::Label, Sample, Tukey};
+    ///
+    /// let tukey = Tukey::new(&Sample::new(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap().percentiles());
+    /// assert_eq!(tukey.classify(3.0), Label::NotAnOutlier);
+    /// assert_eq!(tukey.classify(-2.0), Label::LowMild);
+    /// assert_eq!(tukey.classify(f64::NAN), Label::NotAnOutlier);
+    /// ```
     pub fn classify(&self, x: f64) -> Label {
         if x < self.low_severe {
             Label::LowSevere
@@ -79,6 +110,14 @@ impl Tukey {
     }
 
     /// How many of `values` fall under each label.
+    ///
+    /// ```
+    /// use perfbench::stats::{Sample, Tukey};
+    ///
+    /// let tukey = Tukey::new(&Sample::new(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap().percentiles());
+    /// let counts = tukey.count(&[3.0, 8.0, 11.0, -5.0]);
+    /// assert_eq!((counts.normal, counts.high_mild, counts.high_severe, counts.low_severe), (1, 1, 1, 1));
+    /// ```
     pub fn count(&self, values: &[f64]) -> OutlierCounts {
         let mut counts = OutlierCounts::default();
         for &x in values {
@@ -108,6 +147,15 @@ pub struct OutlierCounts {
 
 impl OutlierCounts {
     /// Counts one more sample under `label`.
+    ///
+    /// ```
+    /// use perfbench::stats::{outliers::Label, OutlierCounts};
+    ///
+    /// let mut counts = OutlierCounts::default();
+    /// counts.add(Label::HighSevere);
+    /// counts.add(Label::NotAnOutlier);
+    /// assert_eq!((counts.high_severe, counts.normal), (1, 1));
+    /// ```
     pub fn add(&mut self, label: Label) {
         let slot = match label {
             Label::LowSevere => &mut self.low_severe,
@@ -120,11 +168,25 @@ impl OutlierCounts {
     }
 
     /// The number of outliers, mild and severe, on both sides.
+    ///
+    /// ```
+    /// use perfbench::stats::OutlierCounts;
+    ///
+    /// let counts = OutlierCounts { low_mild: 1, high_severe: 2, normal: 97, ..Default::default() };
+    /// assert_eq!(counts.outliers(), 3);
+    /// ```
     pub fn outliers(&self) -> usize {
         self.low_severe + self.low_mild + self.high_mild + self.high_severe
     }
 
     /// The number of samples counted.
+    ///
+    /// ```
+    /// use perfbench::stats::OutlierCounts;
+    ///
+    /// let counts = OutlierCounts { low_mild: 1, high_severe: 2, normal: 97, ..Default::default() };
+    /// assert_eq!(counts.total(), 100);
+    /// ```
     pub fn total(&self) -> usize {
         self.outliers() + self.normal
     }

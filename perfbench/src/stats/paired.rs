@@ -46,6 +46,18 @@ use super::univariate::median_in_place;
 /// Compares `new` with `base`, sample `k` of one paired with sample `k` of the other (extra
 /// samples on one side are ignored; pairs with a non-finite value are dropped). See the
 /// [module documentation](self).
+///
+/// ```
+/// use perfbench::stats::{compare_paired, CompareConfig, Method, Verdict};
+///
+/// // The machine drifts by 20% over the run; the two builds alternate, so each pair shares it.
+/// let drift = |i: usize| 1.0 + 0.2 * i as f64 / 60.0;
+/// let base: Vec<f64> = (0..60).map(|i| 100.0 * drift(i) + (i % 3) as f64).collect();
+/// let new: Vec<f64> = (0..60).map(|i| 103.0 * drift(i) + ((i + 1) % 3) as f64).collect();
+/// let change = compare_paired(&base, &new, &CompareConfig::for_counter("wall-time"));
+/// assert_eq!((change.verdict, change.method), (Verdict::Regressed, Method::Paired));
+/// assert!((change.ratio.unwrap() - 1.03).abs() < 0.01);
+/// ```
 pub fn compare_paired(base: &[f64], new: &[f64], cfg: &CompareConfig) -> Change {
     compare_paired_rounds(&[base], &[new], cfg)
 }
@@ -57,6 +69,17 @@ pub fn compare_paired(base: &[f64], new: &[f64], cfg: &CompareConfig) -> Change 
 /// rounds (a fresh call of the benchmark, fresh allocations, another stretch of the run) is
 /// then part of the noise the verdict is held against, not a bias it can mistake for a change.
 /// With fewer rounds every pair is an observation. See the [module documentation](self).
+///
+/// ```
+/// use perfbench::stats::{compare_paired_rounds, CompareConfig, Verdict};
+///
+/// let base: Vec<Vec<f64>> = (0..5).map(|r| vec![100.0 + f64::from(r); 10]).collect();
+/// let new: Vec<Vec<f64>> = base.iter().map(|round| round.iter().map(|x| x * 1.1).collect()).collect();
+/// let (b, n): (Vec<&[f64]>, Vec<&[f64]>) =
+///     (base.iter().map(Vec::as_slice).collect(), new.iter().map(Vec::as_slice).collect());
+/// let change = compare_paired_rounds(&b, &n, &CompareConfig::for_counter("wall-time"));
+/// assert_eq!(change.verdict, Verdict::Regressed);
+/// ```
 pub fn compare_paired_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> Change {
     let rounds: Vec<Vec<(f64, f64)>> = base
         .iter()
@@ -207,6 +230,14 @@ fn walsh_averages(d: &[f64]) -> Vec<f64> {
 
 /// The Hodges-Lehmann estimate of the centre of `d`: the median of its pairwise averages
 /// (0 for an empty slice).
+///
+/// ```
+/// use perfbench::stats::paired::hodges_lehmann;
+///
+/// // The median of the pairwise averages: robust to the one large difference, unlike the
+/// // mean (7.5).
+/// assert_eq!(hodges_lehmann(&[1.0, 2.0, 3.0, 24.0]), 2.75);
+/// ```
 pub fn hodges_lehmann(d: &[f64]) -> f64 {
     let w = walsh_averages(d);
     match w.len() {
@@ -219,6 +250,14 @@ pub fn hodges_lehmann(d: &[f64]) -> f64 {
 /// The distribution-free interval for the centre of `d` at `confidence` that goes with the
 /// Wilcoxon signed-rank test: the pairwise averages of ranks `C + 1` and `M - C`, where `M` is
 /// their number and `C` the test's critical count (normal approximation).
+///
+/// ```
+/// use perfbench::stats::paired::signed_rank_interval;
+///
+/// let d: Vec<f64> = (0..40).map(|i| 3.0 + f64::from(i % 5) - 2.0).collect(); // centred on 3
+/// let (low, high) = signed_rank_interval(&d, 0.95);
+/// assert!(low <= 3.0 && 3.0 <= high && high - low < 2.0);
+/// ```
 pub fn signed_rank_interval(d: &[f64], confidence: f64) -> (f64, f64) {
     let w = walsh_averages(d);
     let Some(&last) = w.last() else {
@@ -239,6 +278,14 @@ pub fn signed_rank_interval(d: &[f64], confidence: f64) -> (f64, f64) {
 /// The two-sided p-value of the Wilcoxon signed-rank test that the differences `d` are
 /// centred on 0 (normal approximation with the correction for ties; zeros dropped). 1 when
 /// every difference is 0.
+///
+/// ```
+/// use perfbench::stats::paired::signed_rank_p;
+///
+/// let shifted: Vec<f64> = (0..30).map(|i| 1.0 + f64::from(i % 3) * 0.1).collect();
+/// assert!(signed_rank_p(&shifted) < 0.001);
+/// assert_eq!(signed_rank_p(&[0.0; 10]), 1.0);
+/// ```
 pub fn signed_rank_p(d: &[f64]) -> f64 {
     let mut nonzero: Vec<f64> = d.iter().copied().filter(|x| *x != 0.0).collect();
     if nonzero.is_empty() {

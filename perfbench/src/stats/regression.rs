@@ -36,6 +36,14 @@ pub struct LinearFit {
 ///
 /// `None` when the slices differ in length, a value is not finite, or no sample ran at least
 /// one iteration. Samples with zero iterations carry no information and are ignored.
+///
+/// ```
+/// use perfbench::stats::regression::slope;
+///
+/// // Per-iteration values of samples of 1n, 2n, 3n iterations costing 7 each.
+/// assert_eq!(slope(&[7.0, 7.0, 7.0], &[100, 200, 300]), Some(7.0));
+/// assert_eq!(slope(&[7.0], &[0]), None);
+/// ```
 pub fn slope(values: &[f64], iterations: &[u64]) -> Option<f64> {
     if values.len() != iterations.len() || !values.iter().all(|v| v.is_finite()) {
         return None;
@@ -59,6 +67,13 @@ fn weighted_slope(points: impl Iterator<Item = (f64, f64)> + Clone) -> Option<f6
 
 /// The coefficient of determination of `slope` for the totals (see [`LinearFit::r_squared`]).
 /// `values` and `iterations` are paired; extra elements of the longer slice are ignored.
+///
+/// ```
+/// use perfbench::stats::regression::r_squared;
+///
+/// assert_eq!(r_squared(&[7.0, 7.0, 7.0], &[100, 200, 300], 7.0), 1.0);
+/// assert!(r_squared(&[7.0, 7.0, 7.0], &[100, 200, 300], 5.0) < 1.0);
+/// ```
 pub fn r_squared(values: &[f64], iterations: &[u64], slope: f64) -> f64 {
     let points: Vec<(f64, f64)> = values
         .iter()
@@ -94,6 +109,15 @@ pub fn r_squared(values: &[f64], iterations: &[u64], slope: f64) -> f64 {
 ///
 /// `None` when the slices differ in length, a value is not finite, or no sample ran at least
 /// one iteration (samples with zero iterations are dropped first).
+///
+/// ```
+/// use perfbench::stats::{regression::fit, StatsConfig};
+///
+/// let iterations: Vec<u64> = (1..=20).map(|k| k * 50).collect();
+/// let values: Vec<f64> = iterations.iter().map(|&n| 4.0 + if n % 100 == 0 { 0.1 } else { -0.1 }).collect();
+/// let f = fit(&values, &iterations, &StatsConfig::default()).unwrap();
+/// assert!((f.slope - 4.0).abs() < 0.05 && f.ci.contains(f.slope) && f.r_squared > 0.99);
+/// ```
 pub fn fit(values: &[f64], iterations: &[u64], cfg: &StatsConfig) -> Option<LinearFit> {
     if values.len() != iterations.len() || Sample::new(values).is_none() {
         return None;

@@ -74,6 +74,17 @@ pub const MIN_ROUNDS: usize = 3;
 ///
 /// Rounds without a finite value are dropped. The `baseline` of the result is the baseline's
 /// floor; `ratio` is the floor ratio (`None` when a floor is not positive).
+///
+/// ```
+/// use perfbench::stats::{compare_rounds, CompareConfig, Verdict};
+///
+/// let base: [&[f64]; 4] = [&[10.0, 11.0], &[10.2, 12.0], &[10.1, 10.5], &[10.0, 13.0]];
+/// let new: [&[f64]; 4] = [&[13.0, 14.0], &[13.1, 13.5], &[13.0, 15.0], &[13.2, 13.3]];
+/// let change = compare_rounds(&base, &new, &CompareConfig::for_counter("wall-time"));
+/// assert_eq!(change.baseline, 10.0); // the floor
+/// assert!((change.ratio.unwrap() - 1.3).abs() < 1e-9);
+/// assert_eq!(change.verdict, Verdict::Regressed);
+/// ```
 pub fn compare_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> Change {
     // Sorted: nothing below depends on the order of the rounds (the bootstrap would).
     let (mut b, mut n) = (round_figures(base), round_figures(new));
@@ -168,6 +179,13 @@ pub(super) fn step_verdict(step: f64, cfg: &CompareConfig) -> Verdict {
 /// The floor of a run given as its rounds: its smallest round figure, when it has at least
 /// [`MIN_ROUNDS`] rounds with a finite value (what [`compare_rounds`] compares); `None`
 /// otherwise.
+///
+/// ```
+/// use perfbench::stats::rounds::floor;
+///
+/// assert_eq!(floor(&[&[10.5, 11.0], &[10.2], &[10.9]]), Some(10.2));
+/// assert_eq!(floor(&[&[10.5], &[10.2]]), None); // fewer than MIN_ROUNDS
+/// ```
 pub fn floor(rounds: &[&[f64]]) -> Option<f64> {
     let figures = round_figures(rounds);
     (figures.len() >= MIN_ROUNDS).then(|| smallest(&figures))
@@ -179,6 +197,12 @@ fn smallest(v: &[f64]) -> f64 {
 }
 
 /// Each round's figure: its smallest finite value; rounds without one are dropped.
+///
+/// ```
+/// use perfbench::stats::rounds::round_figures;
+///
+/// assert_eq!(round_figures(&[&[10.5, 11.0], &[f64::NAN], &[12.0, 11.5]]), [10.5, 11.5]);
+/// ```
 pub fn round_figures(rounds: &[&[f64]]) -> Vec<f64> {
     rounds
         .iter()

@@ -26,6 +26,16 @@ pub struct WelchTest {
 
 /// Welch's t-test of `mean(b) - mean(a)`. `None` when either sample has fewer than two values
 /// (its variance is unknown).
+///
+/// ```
+/// use perfbench::stats::{ttest::welch, Sample};
+///
+/// let a = Sample::new(&[10.0, 11.0, 9.0, 10.0, 10.5, 9.5]).unwrap();
+/// let b = Sample::new(&[12.0, 13.0, 11.0, 12.0, 12.5, 11.5]).unwrap();
+/// let test = welch(a, b).unwrap();
+/// assert!(test.t > 0.0 && test.p_value < 0.001);
+/// assert!(welch(a, Sample::new(&[1.0]).unwrap()).is_none());
+/// ```
 pub fn welch(a: Sample<'_>, b: Sample<'_>) -> Option<WelchTest> {
     let (na, nb) = (a.as_slice().len() as f64, b.as_slice().len() as f64);
     if na < 2.0 || nb < 2.0 {
