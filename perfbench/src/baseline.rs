@@ -95,6 +95,13 @@ impl fmt::Display for BaselineError {
 impl std::error::Error for BaselineError {}
 
 /// Whether `name` can be a baseline's directory name.
+///
+/// ```
+/// use perfbench::baseline::valid_name;
+///
+/// assert!(valid_name("main") && valid_name("v1.2_rc-1"));
+/// assert!(!valid_name("..") && !valid_name("a/b") && !valid_name(""));
+/// ```
 pub fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name != "."
@@ -106,16 +113,30 @@ pub fn valid_name(name: &str) -> bool {
 
 impl Store {
     /// The store in `dir` (usually `target/perfbench`).
+    ///
+    /// ```
+    /// use perfbench::baseline::Store;
+    /// use std::path::Path;
+    ///
+    /// let store = Store::new("target/perfbench");
+    /// assert_eq!(store.latest_path("suite"), Path::new("target/perfbench/suite.json"));
+    /// assert_eq!(store.baseline_path("main", "suite"), Path::new("target/perfbench/baselines/main/suite.json"));
+    /// assert_eq!(store.executable_path("main", "suite"), Path::new("target/perfbench/baselines/main/suite.exe"));
+    /// ```
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         Store { dir: dir.into() }
     }
 
     /// `<dir>/<suite>.json`: the latest run.
+    ///
+    /// See [`Store::new`].
     pub fn latest_path(&self, suite: &str) -> PathBuf {
         self.dir.join(format!("{suite}.json"))
     }
 
     /// `<dir>/baselines/<name>/<suite>.json`.
+    ///
+    /// See [`Store::new`].
     pub fn baseline_path(&self, name: &str, suite: &str) -> PathBuf {
         self.dir
             .join("baselines")
@@ -125,6 +146,8 @@ impl Store {
 
     /// `<dir>/baselines/<name>/<suite>.exe`: the bench executable that saved the baseline, which
     /// `--paired NAME` runs beside the new build.
+    ///
+    /// See [`Store::new`].
     pub fn executable_path(&self, name: &str, suite: &str) -> PathBuf {
         self.dir
             .join("baselines")
@@ -133,6 +156,18 @@ impl Store {
     }
 
     /// Saves a copy of the executable `exe` with baseline `name` of `suite`, atomically.
+    ///
+    /// ```
+    /// use perfbench::baseline::Store;
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-exe-store-{}", std::process::id()));
+    /// let store = Store::new(&dir);
+    /// let copy = store.save_executable("main", "suite", &std::env::current_exe()?)?;
+    /// assert_eq!(copy, store.executable_path("main", "suite"));
+    /// assert_eq!(std::fs::read(&copy)?, std::fs::read(std::env::current_exe()?)?);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn save_executable(&self, name: &str, suite: &str, exe: &Path) -> std::io::Result<PathBuf> {
         let path = self.executable_path(name, suite);
         let bytes = std::fs::read(exe).map_err(|e| {
@@ -143,6 +178,24 @@ impl Store {
     }
 
     /// The baselines that hold `suite`, by name, sorted.
+    ///
+    /// ```
+    /// use perfbench::baseline::{BaselineError, Store};
+    /// use perfbench::model::{json::to_json, Config, Machine, Report};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-store-{}", std::process::id()));
+    /// let store = Store::new(&dir);
+    /// let report = Report::new("suite", Machine::default(), Config::default(), Vec::new());
+    /// store.save_baseline("main", "suite", &to_json(&report))?;
+    /// store.save_baseline("v1", "suite", &to_json(&report))?;
+    /// assert_eq!(store.baselines("suite"), ["main", "v1"]);
+    /// assert_eq!(store.baseline("main", "suite")?, report);
+    /// let missing = store.baseline("nope", "suite").unwrap_err();
+    /// assert!(matches!(&missing, BaselineError::Missing { available, .. } if available.len() == 2));
+    /// assert!(store.previous("suite").is_none()); // no run has finished in `dir`
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn baselines(&self, suite: &str) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(self.dir.join("baselines"))
             .into_iter()
@@ -157,6 +210,20 @@ impl Store {
 
     /// The previous run of `suite`: `None` when there is none; an error when its file does not
     /// read (the caller decides whether that matters).
+    ///
+    /// ```
+    /// use perfbench::baseline::Store;
+    /// use perfbench::model::{file::write_atomic, json::to_json, Config, Machine, Report};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-previous-{}", std::process::id()));
+    /// let store = Store::new(&dir);
+    /// assert!(store.previous("suite").is_none());
+    /// let report = Report::new("suite", Machine::default(), Config::default(), Vec::new());
+    /// write_atomic(&store.latest_path("suite"), to_json(&report).as_bytes())?;
+    /// assert_eq!(store.previous("suite").unwrap()?, report);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn previous(&self, suite: &str) -> Option<Result<Report, BaselineError>> {
         let path = self.latest_path(suite);
         match load(&path) {
@@ -169,6 +236,8 @@ impl Store {
     }
 
     /// The saved baseline `name` of `suite`.
+    ///
+    /// See [`Store::baselines`].
     pub fn baseline(&self, name: &str, suite: &str) -> Result<Report, BaselineError> {
         if !valid_name(name) {
             return Err(BaselineError::BadName(name.to_owned()));
@@ -188,6 +257,8 @@ impl Store {
     }
 
     /// Saves `json` (a report of `suite`) as baseline `name`, atomically.
+    ///
+    /// See [`Store::baselines`].
     pub fn save_baseline(&self, name: &str, suite: &str, json: &str) -> std::io::Result<PathBuf> {
         if !valid_name(name) {
             return Err(std::io::Error::new(
@@ -202,6 +273,18 @@ impl Store {
 
     /// Takes the suite's lock, waiting for another run that holds it (`waiting` is called once
     /// before waiting). The lock is released when the returned value is dropped.
+    ///
+    /// ```
+    /// use perfbench::baseline::Store;
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-lock-{}", std::process::id()));
+    /// let store = Store::new(&dir);
+    /// let lock = store.lock("suite", |path| eprintln!("waiting for {}", path.display()))?;
+    /// drop(lock); // released: the next run of the suite may write
+    /// let _again = store.lock("suite", |_| unreachable!("nobody holds it"))?;
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn lock(&self, suite: &str, waiting: impl FnOnce(&Path)) -> std::io::Result<SuiteLock> {
         std::fs::create_dir_all(&self.dir)?;
         let path = self.dir.join(format!(".{suite}.lock"));

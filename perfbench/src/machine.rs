@@ -105,17 +105,49 @@ fn x86_rdpmc(devices: &Path, core_pmus: &[String]) -> Option<i32> {
 
 impl Machine {
     /// Reads this machine's facts.
+    ///
+    /// ```
+    /// use perfbench::machine::Machine;
+    ///
+    /// let m = Machine::probe();
+    /// assert_eq!(m.arch, std::env::consts::ARCH);
+    /// assert!(m.cpus >= 1);
+    /// println!("{} on {}: {} CPU PMU(s)", m.cpu_model, m.kernel, m.core_pmus.len());
+    /// ```
     pub fn probe() -> Machine {
         Machine::probe_at(&Roots::default())
     }
 
     /// The facts, cached for the life of the process (explanations need them on error paths).
+    ///
+    /// ```
+    /// use perfbench::machine::Machine;
+    ///
+    /// assert!(std::ptr::eq(Machine::cached(), Machine::cached()));
+    /// ```
     pub fn cached() -> &'static Machine {
         static MACHINE: OnceLock<Machine> = OnceLock::new();
         MACHINE.get_or_init(Machine::probe)
     }
 
     /// Reads the facts from the given roots.
+    ///
+    /// A fake machine, as the tests read one:
+    ///
+    /// ```
+    /// use perfbench::events::Sysfs;
+    /// use perfbench::machine::{Machine, Roots};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-machine-{}", std::process::id()));
+    /// std::fs::create_dir_all(dir.join("proc/sys/kernel"))?;
+    /// std::fs::write(dir.join("proc/sys/kernel/perf_event_paranoid"), "1\n")?;
+    /// std::fs::create_dir_all(dir.join("sys/cpu"))?;
+    /// std::fs::write(dir.join("sys/cpu/type"), "4\n")?;
+    /// let m = Machine::probe_at(&Roots { sysfs: Sysfs::new(dir.join("sys")), proc: dir.join("proc") });
+    /// assert_eq!((m.paranoid, m.core_pmus.as_slice()), (Some(1), &["cpu".to_string()][..]));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn probe_at(roots: &Roots) -> Machine {
         let cpuinfo = std::fs::read_to_string(roots.proc.join("cpuinfo")).unwrap_or_default();
         let cpu_model = cpuinfo
@@ -171,21 +203,64 @@ impl Machine {
     }
 
     /// Whether any PMU that counts CPU events exists.
+    ///
+    /// ```
+    /// # use perfbench::machine::Machine;
+    /// let vm = Machine {
+    ///     arch: "x86_64".into(),
+    ///     hypervisor: true,
+    ///     pmus: vec!["software".into(), "tracepoint".into()],
+    ///     paranoid: Some(2),
+    ///     euid: 1000,
+    ///     ..Machine::default()
+    /// };
+    /// assert!(!vm.has_cpu_pmu());
+    /// ```
     pub fn has_cpu_pmu(&self) -> bool {
         !self.core_pmus.is_empty()
     }
 
     /// Intel hybrid (`cpu_core` + `cpu_atom`) or several arm64 PMUs (big.LITTLE).
+    ///
+    /// ```
+    /// use perfbench::machine::Machine;
+    ///
+    /// let alder_lake = Machine { core_pmus: vec!["cpu_atom".into(), "cpu_core".into()], ..Machine::default() };
+    /// assert!(alder_lake.hybrid());
+    /// assert!(!Machine { core_pmus: vec!["cpu".into()], ..Machine::default() }.hybrid());
+    /// ```
     pub fn hybrid(&self) -> bool {
         self.core_pmus.len() > 1
     }
 
     /// Whether this process is privileged for perf (root or `CAP_PERFMON`/`CAP_SYS_ADMIN`).
+    ///
+    /// ```
+    /// use perfbench::machine::Machine;
+    ///
+    /// assert!(Machine { euid: 0, ..Machine::default() }.privileged());
+    /// assert!(!Machine { euid: 1000, ..Machine::default() }.privileged());
+    /// assert!(Machine { euid: 1000, cap_perfmon: true, ..Machine::default() }.privileged());
+    /// ```
     pub fn privileged(&self) -> bool {
         self.euid == 0 || self.cap_perfmon
     }
 
     /// A sentence on what `perf_event_paranoid` allows this process.
+    ///
+    /// ```
+    /// # use perfbench::machine::Machine;
+    /// let vm = Machine {
+    ///     arch: "x86_64".into(),
+    ///     hypervisor: true,
+    ///     pmus: vec!["software".into(), "tracepoint".into()],
+    ///     paranoid: Some(2),
+    ///     euid: 1000,
+    ///     ..Machine::default()
+    /// };
+    /// println!("{}", vm.paranoid_meaning());
+    /// assert!(vm.paranoid_meaning().contains('2'));
+    /// ```
     pub fn paranoid_meaning(&self) -> String {
         match self.paranoid {
             None => "unknown (no /proc/sys/kernel/perf_event_paranoid)".to_owned(),
@@ -227,6 +302,18 @@ pub(crate) fn arm_cpu_name(cpuinfo: &str) -> Option<String> {
 }
 
 /// Explains a failed `perf_event_open` of `event` on the cached [`Machine`].
+///
+/// ```
+/// use perfbench::events::{parse, Sysfs};
+/// use perfbench::machine::explain_open_failure;
+/// use perfbench::sys::{Errno, OpenFailure};
+///
+/// let cycles = parse("cycles", &Sysfs::system())?;
+/// let failure = OpenFailure { errno: Errno(libc::EACCES), size_mismatch: None };
+/// let why = explain_open_failure(&cycles, &failure); // on this machine's facts
+/// assert!(!why.reason.is_empty() && !why.fix.is_empty());
+/// # Ok::<(), perfbench::events::EventError>(())
+/// ```
 pub fn explain_open_failure(event: &Event, failure: &OpenFailure) -> Explanation {
     if let Some(m) = failure.size_mismatch {
         return Explanation::new(
@@ -243,6 +330,26 @@ pub fn explain_open_failure(event: &Event, failure: &OpenFailure) -> Explanation
 }
 
 /// Explains why `perf_event_open` of `event` failed with `errno` on `machine`.
+///
+/// ```
+/// use perfbench::events::{parse, Sysfs};
+/// use perfbench::machine::explain;
+/// use perfbench::sys::Errno;
+/// use perfbench::machine::Machine;
+/// let vm = Machine {
+///     arch: "x86_64".into(),
+///     hypervisor: true,
+///     pmus: vec!["software".into(), "tracepoint".into()],
+///     paranoid: Some(2),
+///     euid: 1000,
+///     ..Machine::default()
+/// };
+/// let instructions = parse("instructions", &Sysfs::system())?;
+/// let why = explain(Errno(libc::ENOENT), &instructions, &vm);
+/// assert!(why.reason.starts_with("no hardware PMU"), "{}", why.reason);
+/// assert!(why.reason.contains("virtual machine"));
+/// # Ok::<(), perfbench::events::EventError>(())
+/// ```
 pub fn explain(errno: Errno, event: &Event, machine: &Machine) -> Explanation {
     let needs_pmu = event.needs_pmu();
     let kernel = event.perf().is_some_and(|p| p.kernel);
