@@ -74,6 +74,18 @@ pub const DOCTOR_COUNTERS: &[&str] = &[
 ];
 
 /// Tries each counter alone and reports whether it opens and through which source.
+///
+/// ```
+/// use perfbench::doctor::{diagnose, Machine, Status, DOCTOR_COUNTERS};
+/// use perfbench::events::{parse, Sysfs};
+///
+/// let sysfs = Sysfs::system();
+/// let events: Vec<_> = DOCTOR_COUNTERS.iter().map(|n| parse(n, &sysfs).unwrap()).collect();
+/// let report = diagnose(&events, Machine::probe());
+/// let wall = report.counters.iter().find(|c| c.name == "wall-time").unwrap();
+/// assert!(matches!(wall.status, Status::Available { .. })); // always
+/// println!("{report}"); // what `perfbench doctor` prints
+/// ```
 pub fn diagnose(events: &[Event], machine: Machine) -> Report {
     let counters = events
         .iter()
@@ -235,6 +247,18 @@ fn why_no_fast_path(event: &Event, group: &crate::counters::Group, machine: &Mac
 
 impl Report {
     /// Whether any counter that needs a PMU opened.
+    ///
+    /// ```
+    /// use perfbench::doctor::{diagnose, Machine};
+    /// use perfbench::events::{parse, Sysfs};
+    ///
+    /// let instructions = parse("instructions", &Sysfs::system()).unwrap();
+    /// let report = diagnose(&[instructions], Machine::probe());
+    /// if !report.machine.has_cpu_pmu() {
+    ///     // A VM without a PMU: the counter's `Unavailable` explanation says why.
+    ///     assert!(!report.hardware_available());
+    /// }
+    /// ```
     pub fn hardware_available(&self) -> bool {
         self.counters
             .iter()

@@ -53,6 +53,31 @@ impl Pinning {
 ///   performance cores), else the core PMU with the most allowed CPUs;
 /// - the thread is pinned to that PMU's CPUs among the allowed ones, unless it is already
 ///   confined to them, and generalized events are bound to that PMU.
+///
+/// A hybrid machine, as a fake sysfs tree: the performance cores are chosen.
+///
+/// ```
+/// use perfbench::events::{parse_list, Sysfs};
+/// use perfbench::harness::affinity::plan;
+///
+/// # let root = std::env::temp_dir().join(format!("perfbench-doc-hybrid-{}", std::process::id()));
+/// for (pmu, ty, cpus) in [("cpu_core", "4", "0-7"), ("cpu_atom", "8", "8-15")] {
+///     std::fs::create_dir_all(root.join(pmu))?;
+///     std::fs::write(root.join(pmu).join("type"), ty)?;
+///     std::fs::write(root.join(pmu).join("cpus"), cpus)?;
+/// }
+/// let sysfs = Sysfs::new(&root);
+/// let events = parse_list("instructions,wall-time", &sysfs)?;
+/// let all: Vec<u32> = (0..16).collect();
+/// let pinning = plan(&events, &sysfs, &all);
+/// assert_eq!(pinning.pmu.as_deref(), Some("cpu_core"));
+/// assert_eq!(pinning.cpus, Some((0..8).collect()));
+/// // Software counters and wall time need no pinning.
+/// let soft = parse_list("task-clock,wall-time", &sysfs)?;
+/// assert_eq!(plan(&soft, &sysfs, &all).cpus, None);
+/// # std::fs::remove_dir_all(&root)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn plan(events: &[Event], sysfs: &Sysfs, allowed: &[u32]) -> Pinning {
     if !events.iter().any(Event::needs_pmu) {
         return Pinning::unchanged(events, None);
@@ -173,6 +198,12 @@ fn bind(event: &Event, pmu: &Pmu) -> Event {
 }
 
 /// `0-15,20,22-23`: a CPU list as the kernel writes one.
+///
+/// ```
+/// use perfbench::harness::affinity::cpu_list;
+///
+/// assert_eq!(cpu_list(&[0, 1, 2, 3, 8, 10, 11]), "0-3,8,10-11");
+/// ```
 pub fn cpu_list(cpus: &[u32]) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut i = 0;

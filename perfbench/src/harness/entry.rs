@@ -87,6 +87,23 @@ pub struct EntryType {
 impl Entry {
     /// The text of each argument (`args` as written, or each value of `args = EXPR` through its
     /// `Display`); empty without `args`.
+    ///
+    /// ```
+    /// use perfbench::perfbench;
+    ///
+    /// const SIZES: [usize; 2] = [8, 64];
+    ///
+    /// #[perfbench(args = SIZES)]
+    /// fn zeroed(n: usize) -> Vec<u8> {
+    ///     vec![0; n]
+    /// }
+    /// # fn main() {
+    /// let e = perfbench::harness::entry::registered().into_iter().find(|e| e.name == "zeroed").unwrap();
+    /// assert!(e.has_args());
+    /// assert_eq!(e.arg_texts(), ["8", "64"]);
+    /// assert!(e.type_names().is_empty());
+    /// # }
+    /// ```
     pub fn arg_texts(&self) -> Vec<String> {
         match self.arg_names {
             Some(names) => names(),
@@ -95,11 +112,26 @@ impl Entry {
     }
 
     /// Whether the function takes `args` (a literal list or an expression).
+    ///
+    /// See [`Entry::arg_texts`].
     pub fn has_args(&self) -> bool {
         !self.args.is_empty() || self.arg_names.is_some()
     }
 
     /// The type names of a generic benchmark (`types`), in the order written; empty for others.
+    ///
+    /// ```
+    /// use perfbench::perfbench;
+    ///
+    /// #[perfbench(types = [u8, Vec<u8>])]
+    /// fn default_of<T: Default>() -> T {
+    ///     T::default()
+    /// }
+    /// # fn main() {
+    /// let e = perfbench::harness::entry::registered().into_iter().find(|e| e.name == "default_of").unwrap();
+    /// assert_eq!(e.type_names(), ["u8", "Vec<u8>"]);
+    /// # }
+    /// ```
     pub fn type_names(&self) -> Vec<&'static str> {
         self.types.iter().map(|t| t.name).collect()
     }
@@ -134,6 +166,14 @@ macro_rules! throughput_counts {
 throughput_counts!(u8, u16, u32, u64, usize);
 
 /// What the macro's generated code calls: the count of `throughput = bytes(EXPR)`.
+///
+/// ```
+/// use perfbench::harness::entry::throughput_count;
+///
+/// let len: usize = 4096;
+/// assert_eq!(throughput_count(len), 4096);
+/// assert_eq!(throughput_count(&7u32), 7); // `bytes(len)` binds the argument by reference
+/// ```
 pub fn throughput_count(n: impl ThroughputCount) -> u64 {
     n.count()
 }
@@ -145,6 +185,20 @@ pub static BENCHMARKS: [Entry];
 
 /// The registered benchmarks, in a stable order (module path, file, source line, then name for
 /// functions generated on one line by a macro).
+///
+/// ```
+/// use perfbench::perfbench;
+///
+/// #[perfbench]
+/// fn second() {}
+///
+/// #[perfbench]
+/// fn first() {}
+/// # fn main() {
+/// let names: Vec<&str> = perfbench::harness::entry::registered().iter().map(|e| e.name).collect();
+/// assert_eq!(names, ["second", "first"]); // source order within a file
+/// # }
+/// ```
 pub fn registered() -> Vec<&'static Entry> {
     let mut v: Vec<&'static Entry> = BENCHMARKS.iter().collect();
     v.sort_by(|a, b| {

@@ -61,6 +61,15 @@ impl Plan {
     }
 
     /// The rounds this plan really has: [`Plan::rounds`], at least 1, at most one per sample.
+    ///
+    /// ```
+    /// use perfbench::harness::sampler::Plan;
+    ///
+    /// let plan = Plan { sample_size: 100, warm_up_ns: 0, measurement_ns: 0, linear: false, rounds: 0 };
+    /// assert_eq!(plan.round_count(), 1);
+    /// assert_eq!(Plan { rounds: 10, ..plan.clone() }.round_count(), 10);
+    /// assert_eq!(Plan { rounds: 500, ..plan }.round_count(), 100);
+    /// ```
     pub fn round_count(&self) -> u32 {
         self.rounds.clamp(1, self.sample_size.max(2))
     }

@@ -94,6 +94,25 @@ pub struct SimSample {
 impl SimSample {
     /// The sample's per-iteration value of a counter, given how to read the counter's value
     /// in a region's dump.
+    ///
+    /// ```
+    /// use perfbench::harness::simulate::{Region, SimSample};
+    ///
+    /// let region = |dump, iterations| Region { dump, iterations, pairs: 1 };
+    /// let sample = SimSample {
+    ///     n: 100,
+    ///     per_pair: false,
+    ///     body: [region(0, 100), region(1, 200)],
+    ///     empty: [region(2, 100), region(3, 200)],
+    /// };
+    /// // What Callgrind counted in each dump: 7 per iteration plus 50 set-up instructions per
+    /// // sample, and a bracket of 30 plus 1 per iteration of the empty loop.
+    /// let counted = |r: &Region| match r.dump {
+    ///     0 | 1 => 50.0 + 7.0 * r.iterations as f64 + 30.0 + r.iterations as f64,
+    ///     _ => 30.0 + r.iterations as f64,
+    /// };
+    /// assert_eq!(sample.value(counted), 7.0); // the per-sample constants cancel
+    /// ```
     pub fn value(&self, mut count: impl FnMut(&Region) -> f64) -> f64 {
         let mut net = |i: usize| {
             let body = count(&self.body[i]);
@@ -124,6 +143,13 @@ pub struct Simulation {
 
 impl Simulation {
     /// A simulation whose dumps Callgrind writes to `dir`/[`DUMP_FILE`]`.k`.
+    ///
+    /// ```
+    /// use perfbench::harness::simulate::Simulation;
+    ///
+    /// let sim = Simulation::new(std::env::temp_dir());
+    /// assert!(sim.samples().is_empty());
+    /// ```
     pub fn new(dir: PathBuf) -> Simulation {
         Simulation {
             dir,
@@ -134,6 +160,8 @@ impl Simulation {
     }
 
     /// The samples taken.
+    ///
+    /// See [`Simulation::new`].
     pub fn samples(&self) -> &[SimSample] {
         &self.samples
     }
@@ -207,6 +235,14 @@ impl Simulation {
 /// The iterations per sample for a body whose probe (one whole iteration) counted
 /// `instructions`: the largest power of two with about [`TARGET_INSTRUCTIONS`] in all, at least
 /// 1, at most [`MAX_ITERATIONS`].
+///
+/// ```
+/// use perfbench::harness::simulate::iterations_for;
+///
+/// assert_eq!(iterations_for(1_000), 64); // 100 would reach the target: the power of two below
+/// assert_eq!(iterations_for(5_000_000), 1);
+/// assert_eq!(iterations_for(1), 65_536); // at most about 100,000 instructions
+/// ```
 pub fn iterations_for(instructions: u64) -> u64 {
     let n = TARGET_INSTRUCTIONS / instructions.max(1);
     if n <= 1 {

@@ -245,6 +245,14 @@ impl CliError {
 
     /// `--help` or `-h` was given: [`Display`](std::fmt::Display) is then the help text, to
     /// print on stdout before exiting successfully.
+    ///
+    /// ```
+    /// use perfbench::runner::cli::parse;
+    ///
+    /// let help = parse("suite", ["suite", "--help"]).unwrap_err();
+    /// assert!(help.is_help() && help.to_string().contains("--save-baseline"));
+    /// assert!(!parse("suite", ["suite", "--sample-size", "many"]).unwrap_err().is_help());
+    /// ```
     pub fn is_help(&self) -> bool {
         matches!(self.kind, ErrorKind::Help(_))
     }
@@ -371,6 +379,20 @@ fn text(parser: &mut lexopt::Parser) -> Result<String, CliError> {
 }
 
 /// Parses the binary's arguments (`args[0]` is the program).
+///
+/// ```
+/// use perfbench::runner::cli::parse;
+///
+/// // `cargo bench -- sort hash --baseline main` runs `suite --bench sort hash --baseline main`.
+/// let args = parse("suite", ["suite", "--bench", "sort", "hash", "--baseline", "main"])?;
+/// assert_eq!(args.filters, ["sort", "hash"]);
+/// assert_eq!(args.baseline.as_ref().map(|b| b.name.as_str()), Some("main"));
+/// assert!(!args.test); // `cargo test --benches` passes no `--bench`: smoke mode
+/// assert!(parse("suite", ["suite"])?.test);
+/// let bad = parse("suite", ["suite", "--bench", "--frobnicate"]).unwrap_err();
+/// assert!(bad.to_string().contains("--frobnicate"));
+/// # Ok::<(), perfbench::runner::cli::CliError>(())
+/// ```
 pub fn parse<I, T>(name: &str, args: I) -> Result<Args, CliError>
 where
     I: IntoIterator<Item = T>,

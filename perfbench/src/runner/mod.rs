@@ -77,6 +77,25 @@ pub struct Planned {
 
 /// Every registered benchmark, expanded per type then per argument (`sort/u8/64`,
 /// `sort/u8/1024`, `sort/u64/64`, ...), in registration order.
+///
+/// ```
+/// use perfbench::{perfbench, runner::planned, Bencher};
+///
+/// #[perfbench(args = [8, 64])]
+/// fn fill(b: &mut Bencher, n: usize) {
+///     b.iter(|| vec![0u8; n]);
+/// }
+///
+/// #[perfbench(group = "hashing", types = [u32, u64])]
+/// fn hash<T: Default + std::hash::Hash>() -> u64 {
+///     use std::hash::{BuildHasher, RandomState};
+///     RandomState::new().hash_one(T::default())
+/// }
+/// # fn main() {
+/// let ids: Vec<String> = planned("suite").into_iter().map(|p| p.id).collect();
+/// assert_eq!(ids, ["suite/fill/8", "suite/fill/64", "hashing/hash/u32", "hashing/hash/u64"]);
+/// # }
+/// ```
 pub fn planned(suite: &str) -> Vec<Planned> {
     let mut out = Vec::new();
     for e in entry::registered() {
@@ -136,12 +155,27 @@ fn default_group(module_path: &str, suite: &str) -> String {
 }
 
 /// The suite's name: the benchmark binary's name without cargo's `-HASH` suffix.
+///
+/// ```
+/// // In `target/release/deps/suite-0123456789abcdef`, this is `suite`.
+/// println!("{}", perfbench::runner::suite_name());
+/// ```
 pub fn suite_name() -> String {
     suite_of(std::env::current_exe().ok().as_deref())
 }
 
 /// The suite a bench executable at `exe` runs: its file name without cargo's `-HASH` suffix
 /// (and without an extension, such as the `.exe` of a baseline's saved copy).
+///
+/// ```
+/// use perfbench::runner::suite_of;
+/// use std::path::Path;
+///
+/// assert_eq!(suite_of(Some(Path::new("target/release/deps/parse-0123456789abcdef"))), "parse");
+/// assert_eq!(suite_of(Some(Path::new("target/perfbench/baselines/main/parse.exe"))), "parse");
+/// assert_eq!(suite_of(Some(Path::new("my-bench"))), "my-bench");
+/// assert_eq!(suite_of(None), "bench");
+/// ```
 pub fn suite_of(exe: Option<&Path>) -> String {
     let stem = exe
         .and_then(Path::file_stem)
@@ -158,6 +192,11 @@ pub fn suite_of(exe: Option<&Path>) -> String {
 
 /// `target/perfbench`: under `CARGO_TARGET_DIR`, else next to the binary's `target` directory,
 /// else `./target`.
+///
+/// ```
+/// let dir = perfbench::runner::output_dir();
+/// assert!(dir.ends_with("perfbench"));
+/// ```
 pub fn output_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
         return PathBuf::from(dir).join("perfbench");
@@ -204,6 +243,19 @@ fn selected_id(id: &str, ignore: bool, args: &Args) -> bool {
 }
 
 /// The entry point `perfbench::main!()` expands to.
+///
+/// What [`main!`](crate::main) expands to, written out:
+///
+/// ```no_run
+/// use perfbench::perfbench;
+///
+/// #[perfbench]
+/// fn nothing() {}
+///
+/// fn main() -> std::process::ExitCode {
+///     perfbench::runner::main()
+/// }
+/// ```
 pub fn main() -> ExitCode {
     let suite = suite_name();
     let args = match cli::parse(&suite, std::env::args_os()) {
@@ -221,6 +273,14 @@ pub fn main() -> ExitCode {
 }
 
 /// Runs the suite with parsed arguments.
+///
+/// ```no_run
+/// use perfbench::runner::{cli, run};
+///
+/// // What `cargo bench -- parse --quick` does in a suite called `parsing`.
+/// let args = cli::parse("parsing", ["parsing", "--bench", "parse", "--quick"]).expect("valid flags");
+/// let code = run("parsing", &args);
+/// ```
 pub fn run(suite: &str, args: &Args) -> ExitCode {
     if let Some(name) = &args.worker {
         return paired::serve(name);
@@ -650,6 +710,18 @@ fn run_config(args: &Args, events: &[Event]) -> Config {
 }
 
 /// The default counters for this machine, and a note when some are unavailable.
+///
+/// ```
+/// use perfbench::events::Sysfs;
+/// use perfbench::machine::Machine;
+/// use perfbench::runner::default_events;
+///
+/// let (events, note) = default_events(&Sysfs::system(), Machine::cached());
+/// assert!(events.iter().any(|e| e.name == "wall-time"));
+/// if let Some(note) = note {
+///     println!("{note}"); // in a VM without a PMU: why there are no hardware counters
+/// }
+/// ```
 pub fn default_events(sysfs: &Sysfs, machine: &Machine) -> (Vec<Event>, Option<String>) {
     let parse = |names: &[&str]| -> Vec<Event> {
         names

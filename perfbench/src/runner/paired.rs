@@ -951,6 +951,21 @@ pub struct Builds {
 /// prints its comparison. Exit codes as for a bench run: 0, 1 (a regression with
 /// `--fail-on-regression`, or a benchmark that failed or panicked), 2 (a build that cannot be
 /// driven, or, with `--fail-on-regression`, a verdict the null control refused).
+///
+/// ```no_run
+/// use perfbench::runner::{cli, paired};
+///
+/// // What `perfbench ab old-exe new-exe --fail-on-regression` does.
+/// let builds = paired::Builds {
+///     base: "old-exe".into(),
+///     new: "new-exe".into(),
+///     base_name: "old-exe".into(),
+///     write_latest: false,
+///     suite: None,
+/// };
+/// let args = cli::parse("ab", ["ab", "--bench", "--fail-on-regression"]).unwrap();
+/// let code = paired::run(&builds, &args);
+/// ```
 pub fn run(builds: &Builds, args: &Args) -> ExitCode {
     match drive(builds, args) {
         Ok(code) => code,

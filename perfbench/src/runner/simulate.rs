@@ -128,6 +128,18 @@ impl Simulate {
     /// Checks that this build and machine can simulate (the target has client requests,
     /// Valgrind is installed and recent enough) and that `--counters` names simulated
     /// counters. The error says what to do.
+    ///
+    /// ```
+    /// use perfbench::runner::{cli, simulate::Simulate};
+    ///
+    /// let args = cli::parse("suite", ["suite", "--bench", "--simulate"]).unwrap();
+    /// match Simulate::prepare(&args) {
+    ///     Ok(sim) => println!("simulating {:?} with {}", sim.config().counters, sim.simulator().version),
+    ///     Err(why) => println!("{why}"), // no Valgrind here: says how to install it
+    /// }
+    /// let typo = cli::parse("suite", ["suite", "--bench", "--simulate", "--counters", "instrs"]).unwrap();
+    /// assert!(Simulate::prepare(&typo).is_err());
+    /// ```
     pub fn prepare(args: &Args) -> Result<Simulate, String> {
         if !callgrind::SUPPORTED {
             return Err(format!(
@@ -158,6 +170,8 @@ impl Simulate {
     }
 
     /// The run's settings, for the report: one sample per round, no times.
+    ///
+    /// See [`Simulate::prepare`].
     pub fn config(&self) -> Config {
         Config {
             sample_size: self.rounds,
@@ -178,6 +192,8 @@ impl Simulate {
     }
 
     /// The simulator, for the machine fingerprint.
+    ///
+    /// See [`Simulate::prepare`].
     pub fn simulator(&self) -> model::Simulator {
         model::Simulator {
             tool: "callgrind".to_owned(),
@@ -486,6 +502,16 @@ fn counter_results(
 
 /// A note when the reference run (`name`: a baseline or the previous run) was counted one way
 /// and this run (`simulating` or not) the other: their counters are not compared.
+///
+/// ```
+/// use perfbench::model::{Config, Machine, Report, Simulator};
+/// use perfbench::runner::simulate::source_note;
+///
+/// let simulated = Machine { simulator: Some(Simulator::default()), ..Machine::default() };
+/// let base = Report::new("suite", simulated, Config::default(), Vec::new());
+/// assert!(source_note("main", &base, false).is_some()); // simulated baseline, measured run
+/// assert!(source_note("main", &base, true).is_none());
+/// ```
 pub fn source_note(name: &str, base: &Report, simulating: bool) -> Option<String> {
     let base_simulated = base.machine.simulator.is_some()
         || base
