@@ -15,6 +15,13 @@
 use crate::model::{Benchmark, Outcome};
 
 /// `1234567.8` -> `1,234,568`; negative and non-finite values as `0` (a time cannot be either).
+///
+/// ```
+/// use perfbench::report::bencher::integer;
+///
+/// assert_eq!(integer(1_234_567.8), "1,234,568");
+/// assert_eq!(integer(-3.0), "0");
+/// ```
 pub fn integer(x: f64) -> String {
     let n = if x.is_finite() && x > 0.0 {
         x.round() as u64
@@ -34,6 +41,16 @@ pub fn integer(x: f64) -> String {
 
 /// The benchmark's line, ending with a newline: its wall time, `FAILED` for one that panicked
 /// or failed, `ok` for a smoke test, and nothing for one measured without wall time.
+///
+/// ```
+/// use perfbench::model::{Benchmark, Outcome};
+/// use perfbench::report::bencher::line;
+///
+/// let mut b = Benchmark::new("g/parse", "g", "parse", None, Outcome::Tested);
+/// assert_eq!(line(&b), "test g/parse ... ok\n");
+/// b.outcome = Outcome::Panicked;
+/// assert_eq!(line(&b), "test g/parse ... FAILED\n");
+/// ```
 pub fn line(b: &Benchmark) -> String {
     match b.outcome {
         Outcome::Panicked | Outcome::Failed => format!("test {} ... FAILED\n", b.id),

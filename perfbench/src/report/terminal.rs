@@ -56,6 +56,11 @@ pub struct Style {
 
 /// Whether to colour standard output: it is a terminal and `NO_COLOR` is unset or empty
 /// (<https://no-color.org>).
+///
+/// ```
+/// std::env::set_var("NO_COLOR", "1");
+/// assert!(!perfbench::report::terminal::color_wanted());
+/// ```
 pub fn color_wanted() -> bool {
     use std::io::IsTerminal;
     color_allowed(
@@ -108,6 +113,28 @@ pub struct TerminalReporter {
 
 impl TerminalReporter {
     /// A reporter that has printed nothing yet.
+    ///
+    /// ```
+    /// use perfbench::report::terminal::{Format, Style, TerminalReporter};
+    /// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+    /// # use perfbench::stats::{estimate, StatsConfig};
+    /// # fn wall(values: &[f64]) -> CounterResult {
+    /// #     CounterResult {
+    /// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+    /// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+    /// #         rounds: Vec::new(), overhead: 0.0,
+    /// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+    /// #     }
+    /// # }
+    /// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+    /// # fib.counters.push(wall(&[1230.0, 1240.0, 1220.0, 1230.0]));
+    /// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+    /// let mut terminal = TerminalReporter::new(Style { format: Format::Terse, color: false });
+    /// let line = terminal.bench_done(&report.benchmarks[0]);
+    /// assert!(line.starts_with("quickstart/fib") && line.contains("1.23 µs"), "{line}");
+    /// let summary = terminal.finish(&report);
+    /// assert!(summary.contains('1'), "{summary}");
+    /// ```
     pub fn new(style: Style) -> Self {
         TerminalReporter { style, group: None }
     }
@@ -115,6 +142,8 @@ impl TerminalReporter {
     /// The text to print now that `bench` has finished: in `pretty`, a group header if its group
     /// differs from the previous benchmark's, then its block; in `terse`, its line; in `json`,
     /// nothing. Ends with a newline unless empty.
+    ///
+    /// See [`TerminalReporter::new`].
     pub fn bench_done(&mut self, bench: &Benchmark) -> String {
         let mut out = String::new();
         if self.style.format == Format::Pretty && self.group.as_deref() != Some(&bench.group) {
@@ -130,6 +159,8 @@ impl TerminalReporter {
     /// The text to print after the last benchmark: in `pretty` and `terse`, a summary line
     /// (how many were measured, and which panicked or failed); in `json`, the whole report; in
     /// `bencher`, nothing.
+    ///
+    /// See [`TerminalReporter::new`].
     pub fn finish(&mut self, suite: &Report) -> String {
         if self.style.format == Format::Json {
             let mut json = crate::model::json::to_json(suite);
@@ -145,6 +176,27 @@ impl TerminalReporter {
 }
 
 /// A whole suite as [`TerminalReporter`] prints it: every benchmark, then the summary.
+///
+/// ```
+/// use perfbench::report::terminal::{render, Format, Style};
+/// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+/// # use perfbench::stats::{estimate, StatsConfig};
+/// # fn wall(values: &[f64]) -> CounterResult {
+/// #     CounterResult {
+/// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+/// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+/// #         rounds: Vec::new(), overhead: 0.0,
+/// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+/// #     }
+/// # }
+/// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+/// # fib.counters.push(wall(&[1230.0, 1240.0, 1220.0, 1230.0]));
+/// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+/// let text = render(&report, Style { format: Format::Pretty, color: false });
+/// assert!(text.contains("fib") && text.contains("wall-time") && !text.contains('\x1b'));
+/// let json = render(&report, Style { format: Format::Json, color: false });
+/// assert_eq!(perfbench::model::json::from_json(&json).unwrap(), report);
+/// ```
 pub fn render(suite: &Report, style: Style) -> String {
     let mut reporter = TerminalReporter::new(style);
     let mut out = String::new();
@@ -157,6 +209,25 @@ pub fn render(suite: &Report, style: Style) -> String {
 
 /// One benchmark without a group header: its pretty block or terse line (ending with a
 /// newline), or nothing in `json`.
+///
+/// ```
+/// use perfbench::report::terminal::{render_line, Format, Style};
+/// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+/// # use perfbench::stats::{estimate, StatsConfig};
+/// # fn wall(values: &[f64]) -> CounterResult {
+/// #     CounterResult {
+/// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+/// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+/// #         rounds: Vec::new(), overhead: 0.0,
+/// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+/// #     }
+/// # }
+/// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+/// # fib.counters.push(wall(&[1230.0, 1240.0, 1220.0, 1230.0]));
+/// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+/// let line = render_line(&report.benchmarks[0], Style { format: Format::Bencher, color: false });
+/// assert_eq!(line, "test quickstart/fib ... bench:       1,230 ns/iter (+/- 7)\n");
+/// ```
 pub fn render_line(bench: &Benchmark, style: Style) -> String {
     match style.format {
         Format::Pretty => pretty_block(bench, style.color),

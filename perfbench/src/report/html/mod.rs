@@ -46,6 +46,29 @@ impl Site {
     /// Writes every page under `dir` (created when missing), each atomically. Afterwards each
     /// suite directory holds only the pages of this site: pages of benchmarks that no longer
     /// exist are removed.
+    ///
+    /// ```
+    /// use perfbench::report::html::{site, SuiteInput};
+    /// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+    /// # use perfbench::stats::{estimate, StatsConfig};
+    /// # fn wall(values: &[f64]) -> CounterResult {
+    /// #     CounterResult {
+    /// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+    /// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+    /// #         rounds: Vec::new(), overhead: 0.0,
+    /// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+    /// #     }
+    /// # }
+    /// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+    /// # fib.counters.push(wall(&[1230.0, 1240.0, 1220.0, 1230.0]));
+    /// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-html-{}", std::process::id()));
+    /// site(&[SuiteInput { report: &report, baseline: None }]).write(&dir)?;
+    /// assert!(dir.join("index.html").is_file());
+    /// assert!(dir.join("quickstart/000-quickstart_fib.html").is_file());
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn write(&self, dir: &Path) -> io::Result<()> {
         let mut dirs: Vec<PathBuf> = Vec::new();
         for page in &self.pages {
@@ -83,6 +106,12 @@ pub struct SuiteInput<'a> {
 
 /// `text` with `&`, `<`, `>`, `"` and `'` replaced by entities: safe in element content and
 /// in quoted attribute values.
+///
+/// ```
+/// use perfbench::report::html::escape;
+///
+/// assert_eq!(escape("<script>alert('x')</script>"), "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
+/// ```
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -120,6 +149,12 @@ fn suite_dir(suite: &str) -> String {
 
 /// A benchmark page's file name in its suite's directory: its position in the suite (unique)
 /// and its id made safe (`001-group_name_64.html`).
+///
+/// ```
+/// use perfbench::report::html::bench_file;
+///
+/// assert_eq!(bench_file(1, "group/name/64"), "001-group_name_64.html");
+/// ```
 pub fn bench_file(index: usize, id: &str) -> String {
     let mut slug: String = id
         .chars()
@@ -284,6 +319,26 @@ fn counts(reports: &[&Report]) -> (usize, usize) {
 
 /// The index of one or more suites: for each, the machine, what regressed and improved, and
 /// every benchmark by counter with links to the benchmark pages.
+///
+/// ```
+/// use perfbench::report::html::index;
+/// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+/// # use perfbench::stats::{estimate, StatsConfig};
+/// # fn wall(values: &[f64]) -> CounterResult {
+/// #     CounterResult {
+/// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+/// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+/// #         rounds: Vec::new(), overhead: 0.0,
+/// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+/// #     }
+/// # }
+/// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+/// # fib.counters.push(wall(&[1230.0, 1240.0, 1220.0, 1230.0]));
+/// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+/// let page = index(&[&report]);
+/// assert_eq!(page.path, std::path::Path::new("index.html"));
+/// assert!(page.html.starts_with("<!DOCTYPE html>") && page.html.contains("quickstart/fib"));
+/// ```
 pub fn index(reports: &[&Report]) -> Page {
     let mut body = String::new();
     let total: usize = reports.iter().map(|r| r.benchmarks.len()).sum();
@@ -788,6 +843,26 @@ fn counter_section(
 }
 
 /// The pages of one suite's benchmarks, in `SUITE/` below the report's directory.
+///
+/// ```
+/// use perfbench::report::html::{suite_pages, SuiteInput};
+/// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+/// # use perfbench::stats::{estimate, StatsConfig};
+/// # fn wall(values: &[f64]) -> CounterResult {
+/// #     CounterResult {
+/// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+/// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+/// #         rounds: Vec::new(), overhead: 0.0,
+/// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+/// #     }
+/// # }
+/// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+/// # fib.counters.push(wall(&[1230.0, 1240.0, 1220.0, 1230.0]));
+/// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+/// let pages = suite_pages(SuiteInput { report: &report, baseline: None });
+/// assert_eq!(pages.len(), 1);
+/// assert!(pages[0].html.contains("<svg")); // the plots, inline
+/// ```
 pub fn suite_pages(input: SuiteInput<'_>) -> Vec<Page> {
     let r = input.report;
     let dir = suite_dir(&r.suite);
@@ -813,6 +888,25 @@ pub fn suite_pages(input: SuiteInput<'_>) -> Vec<Page> {
 }
 
 /// The index of `inputs` and every benchmark page of each.
+///
+/// ```
+/// use perfbench::report::html::{site, SuiteInput};
+/// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+/// # use perfbench::stats::{estimate, StatsConfig};
+/// # fn wall(values: &[f64]) -> CounterResult {
+/// #     CounterResult {
+/// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+/// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+/// #         rounds: Vec::new(), overhead: 0.0,
+/// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+/// #     }
+/// # }
+/// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+/// # fib.counters.push(wall(&[1230.0, 1240.0, 1220.0, 1230.0]));
+/// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+/// let site = site(&[SuiteInput { report: &report, baseline: Some(&report) }]);
+/// assert_eq!(site.pages.len(), 2); // the index, then one page per benchmark
+/// ```
 pub fn site(inputs: &[SuiteInput<'_>]) -> Site {
     let reports: Vec<&Report> = inputs.iter().map(|i| i.report).collect();
     let mut pages = vec![index(&reports)];
@@ -826,6 +920,29 @@ pub fn site(inputs: &[SuiteInput<'_>]) -> Site {
 /// the run's own benchmark pages, and an index of every suite whose latest report is a
 /// `*.json` file directly in `reports_dir` (`target/perfbench`), with this run in place of
 /// its suite's file. Unreadable files there are skipped.
+///
+/// ```
+/// use perfbench::report::html::{write_run, SuiteInput};
+/// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+/// # use perfbench::stats::{estimate, StatsConfig};
+/// # fn wall(values: &[f64]) -> CounterResult {
+/// #     CounterResult {
+/// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+/// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+/// #         rounds: Vec::new(), overhead: 0.0,
+/// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+/// #     }
+/// # }
+/// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+/// # fib.counters.push(wall(&[1230.0, 1240.0, 1220.0, 1230.0]));
+/// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+/// # let dir = std::env::temp_dir().join(format!("perfbench-doc-run-{}", std::process::id()));
+/// write_run(&dir.join("report"), &dir, SuiteInput { report: &report, baseline: None })?;
+/// let index = std::fs::read_to_string(dir.join("report/index.html"))?;
+/// assert!(index.contains("quickstart/fib"));
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn write_run(dir: &Path, reports_dir: &Path, run: SuiteInput<'_>) -> io::Result<()> {
     let mut others: Vec<Report> = Vec::new();
     if let Ok(entries) = std::fs::read_dir(reports_dir) {
@@ -855,6 +972,38 @@ pub fn write_run(dir: &Path, reports_dir: &Path, run: SuiteInput<'_>) -> io::Res
 /// Looks up the baseline a report was compared with, when it was a saved baseline next to the
 /// report (`DIR/baselines/NAME/SUITE.json` for a report in `DIR`): the previous run is
 /// overwritten by the run itself, so its samples are gone.
+///
+/// ```
+/// use perfbench::model::{json::to_json, BaselineRef};
+/// use perfbench::baseline::Store;
+/// use perfbench::report::html::find_baseline;
+/// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+/// # use perfbench::stats::{estimate, StatsConfig};
+/// # fn wall(values: &[f64]) -> CounterResult {
+/// #     CounterResult {
+/// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock,
+/// #         multiplexed: false, per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+/// #         rounds: Vec::new(), overhead: 0.0,
+/// #         estimate: estimate(values, None, &StatsConfig::default()), change: None,
+/// #     }
+/// # }
+/// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+/// # fib.counters.push(wall(&[1230.0, 1240.0, 1220.0, 1230.0]));
+/// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
+/// # let dir = std::env::temp_dir().join(format!("perfbench-doc-find-{}", std::process::id()));
+/// let store = Store::new(&dir);
+/// store.save_baseline("main", "quickstart", &to_json(&report))?;
+/// let mut run = report.clone();
+/// run.baseline = Some(BaselineRef {
+///     name: "main".into(),
+///     perfbench_version: run.perfbench_version.clone(),
+///     machine: run.machine.clone(),
+///     warnings: Vec::new(),
+/// });
+/// assert_eq!(find_baseline(&store.latest_path("quickstart"), &run), Some(report));
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn find_baseline(report_path: &Path, report: &Report) -> Option<Report> {
     let name = &report.baseline.as_ref()?.name;
     let dir = report_path.parent()?;

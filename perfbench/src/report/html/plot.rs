@@ -140,6 +140,18 @@ fn err(e: impl std::fmt::Display) -> String {
 /// The distribution of per-iteration values as a density curve (Gaussian kernel), with the
 /// estimate and its interval marked, and the baseline's distribution overlaid when given.
 /// `None` when there is no finite value to plot.
+///
+/// ```
+/// use perfbench::report::html::plot::distribution;
+/// use perfbench::report::html::plot::{Marked, Subject};
+///
+/// let subject = Subject { id: "fib-wall-time", counter: "wall-time", unit: "ns" };
+/// let new = [1230.0, 1240.0, 1220.0, 1235.0];
+/// let marked = Marked { point: 1231.0, low: 1224.0, high: 1238.0 };
+/// let svg = distribution(&subject, &new, Some(marked), Some(("main", &[1000.0, 1010.0][..]))).unwrap();
+/// assert!(svg.starts_with("<svg") && svg.contains("µs") && svg.contains("main"));
+/// assert!(distribution(&subject, &[f64::NAN], None, None).is_none());
+/// ```
 pub fn distribution(
     subject: &Subject<'_>,
     new: &[f64],
@@ -328,6 +340,16 @@ fn legend_at<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
 /// The per-iteration values in the order the samples were taken, the ones left out of the
 /// headline figure (severe outliers) marked, and the rounds' boundaries drawn. `None` when
 /// there is no finite value.
+///
+/// ```
+/// use perfbench::report::html::plot::samples;
+/// use perfbench::report::html::plot::{Marked, Subject};
+///
+/// let subject = Subject { id: "fib-wall-time", counter: "wall-time", unit: "ns" };
+/// let values = [1230.0, 1240.0, 9000.0, 1235.0];
+/// let svg = samples(&subject, &values, &[false, false, true, false], &[2, 2]).unwrap();
+/// assert!(svg.starts_with("<svg") && svg.contains("<title"));
+/// ```
 pub fn samples(
     subject: &Subject<'_>,
     values: &[f64],
@@ -422,6 +444,16 @@ pub fn samples(
 
 /// Linear sampling: each sample's total against its iteration count, with the least-squares
 /// line through the origin whose slope is the per-iteration estimate.
+///
+/// ```
+/// use perfbench::report::html::plot::regression;
+/// use perfbench::report::html::plot::{Marked, Subject};
+///
+/// let subject = Subject { id: "fib-wall-time", counter: "wall-time", unit: "ns" };
+/// let iterations = [100, 200, 300, 400];
+/// let svg = regression(&subject, &[12.0, 12.1, 11.9, 12.0], &iterations, 12.0, Some(0.999)).unwrap();
+/// assert!(svg.starts_with("<svg"));
+/// ```
 pub fn regression(
     subject: &Subject<'_>,
     values: &[f64],
