@@ -71,12 +71,33 @@ pub struct PerfMeasurement {
 
 impl PerfMeasurement {
     /// Measures `counter` (a perf-style name, as `--counters` takes them).
+    ///
+    /// ```
+    /// use perfbench::criterion::{criterion::measurement::Measurement, PerfMeasurement};
+    ///
+    /// // `page-faults` opens on every Linux machine (a software event).
+    /// let faults = PerfMeasurement::new("page-faults").unwrap();
+    /// let start = faults.start();
+    /// let pages = vec![1u8; 64 << 12]; // 64 fresh pages, each touched once
+    /// std::hint::black_box(&pages);
+    /// let n = faults.to_f64(&faults.end(start));
+    /// assert!(n >= 64.0, "{n}");
+    /// assert!(PerfMeasurement::new("no-such-counter").is_err());
+    /// ```
     pub fn new(counter: &str) -> Result<PerfMeasurement, AdapterError> {
         PerfMeasurement::group(&[counter], counter)
     }
 
     /// Opens `counters` as one group (the kernel schedules them together, as perfbench's own
     /// harness does) and reports `reported`, which must be one of them.
+    ///
+    /// ```
+    /// use perfbench::criterion::PerfMeasurement;
+    ///
+    /// let faults = PerfMeasurement::group(&["page-faults", "task-clock"], "page-faults").unwrap();
+    /// assert!(PerfMeasurement::group(&["page-faults"], "task-clock").is_err()); // not in the group
+    /// # let _ = faults;
+    /// ```
     pub fn group(counters: &[&str], reported: &str) -> Result<PerfMeasurement, AdapterError> {
         let sysfs = Sysfs::system();
         let events = counters
@@ -104,6 +125,14 @@ impl PerfMeasurement {
     }
 
     /// How the counter is read: `rdpmc`/`mrs` (the fast path) or `read`.
+    ///
+    /// ```
+    /// use perfbench::criterion::PerfMeasurement;
+    /// use perfbench::Source;
+    ///
+    /// // Software counters have no user-page fast path: they are read with read(2).
+    /// assert_eq!(PerfMeasurement::new("page-faults").unwrap().source(), Source::Read);
+    /// ```
     pub fn source(&self) -> Source {
         self.group.borrow().source()
     }

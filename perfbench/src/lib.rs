@@ -4,7 +4,81 @@
 //! the machine allows it, through `read(2)` of the counter group otherwise, and wall time and
 //! software counters are always available. Every counter reports which [`Source`] served it.
 //!
-//! Module map:
+//! # Start here
+//!
+//! A bench target (`[[bench]] name = "quickstart"`, `harness = false` in `Cargo.toml`, and
+//! `perfbench` under `[dev-dependencies]`) marks functions with [`#[perfbench]`](perfbench)
+//! and ends with [`main!`]. `cargo bench` measures them; `cargo test --benches` runs each body
+//! once (this example, run as a doc test, does the same):
+//!
+//! ```
+//! use perfbench::{black_box, perfbench, Bencher};
+//!
+//! #[perfbench]
+//! fn fib_20() -> u64 {
+//!     fib(black_box(20))
+//! }
+//!
+//! #[perfbench(args = [64, 4096], throughput = bytes(len))]
+//! fn checksum(b: &mut Bencher, len: usize) {
+//!     let data = vec![7u8; len]; // setup: not measured
+//!     b.iter(|| data.iter().map(|&x| u64::from(x)).sum::<u64>());
+//! }
+//!
+//! fn fib(n: u64) -> u64 {
+//!     if n < 2 { n } else { fib(n - 1) + fib(n - 2) }
+//! }
+//!
+//! perfbench::main!();
+//! ```
+//!
+//! The attribute's options (`args`, `types`, `counters`, `throughput`, thresholds, sampling)
+//! are documented one by one at [`perfbench`](macro@perfbench); the command line
+//! (`cargo bench -- --help`) at [`runner::cli`]; what a run writes (`target/perfbench/*.json`,
+//! the HTML report, baselines) at [`model`], [`baseline`] and [`report`].
+//!
+//! The counters without the harness ([`counters`]), here the page faults of touching 16 fresh
+//! pages, a software event every Linux machine counts:
+//!
+//! ```
+//! use perfbench::counters::{Counters, GroupOptions, Reading};
+//! use perfbench::events::{parse_list, Sysfs};
+//! use perfbench::sys::AnonMapping;
+//!
+//! let events = parse_list("page-faults", &Sysfs::system())?;
+//! let mut counters = Counters::open(&events, &GroupOptions::default())?;
+//! let group = &mut counters.groups_mut()[0];
+//! let mut reading = Reading::with_len(group.len());
+//! let mut pages = AnonMapping::new(16)?;
+//! group.reset()?;
+//! group.enable()?;
+//! pages.touch_every_page();
+//! group.disable()?;
+//! let source = group.read(&mut reading)?; // rdpmc / mrs where allowed, else read(2)
+//! assert_eq!(reading.scaled(0), Some(16.0), "via {source}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A report from a user's own tool ([`model`]; `perfbench compare BASE NEW` does this for CI):
+//!
+//! ```no_run
+//! let report = perfbench::model::file::load("target/perfbench/quickstart.json".as_ref())?;
+//! for bench in &report.benchmarks {
+//!     for counter in &bench.counters {
+//!         if let (Some(e), Some(change)) = (counter.estimate, counter.change) {
+//!             println!("{} {}: {:.1} ({})", bench.id, counter.name, e.point, change.verdict);
+//!         }
+//!     }
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Guides: `docs/counters.md` (enabling counters: `perf_event_paranoid`, `perf_user_access`,
+//! the x86 `rdpmc` setting, containers, VMs, hybrid CPUs), `docs/reading-results.md` and
+//! `docs/ci.md` in the repository.
+//!
+//! # Module map
+//!
 //! - [`sys`]: the raw kernel interface (the only home of FFI).
 //! - [`events`]: perf-style event names <-> `perf_event_attr`, sysfs PMUs.
 //! - [`machine`]: facts about this machine, and why `perf_event_open` refused an event.

@@ -82,6 +82,8 @@ impl fmt::Display for Errno {
     }
 }
 
+impl std::error::Error for Errno {}
+
 /// A zeroed attr whose `size` is this build's `perf_event_attr` size.
 pub fn new_attr() -> Attr {
     Attr {
