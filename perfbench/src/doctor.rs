@@ -291,9 +291,15 @@ impl fmt::Display for Report {
             if m.core_pmus.is_empty() {
                 "none: hardware counters cannot be opened on this machine".to_owned()
             } else if m.hybrid() {
+                // The default core type, as harness::affinity::plan chooses it.
+                let default = if m.core_pmus.iter().any(|p| p == "cpu_core") {
+                    "cpu_core"
+                } else {
+                    "the one with the most CPUs"
+                };
                 format!(
                     "{} (hybrid: one PMU per core type; benchmarks run pinned to the CPUs of \
-                     their counters' core type, cpu_core unless a counter names another)",
+                     their counters' core type, {default} unless a counter names another)",
                     m.core_pmus.join(", ")
                 )
             } else {
@@ -546,6 +552,27 @@ mod tests {
                 "seccomp",
             ),
             (libc::ENOSYS, ev("task-clock"), metal(), "seccomp"),
+            // In a container with a seccomp filter, what the paranoid level refuses is blamed
+            // on the paranoid level, not on the filter.
+            (
+                libc::EACCES,
+                ev("context-switches"),
+                Machine {
+                    seccomp: Some(2),
+                    ..nobody(metal())
+                },
+                "happens only in the kernel",
+            ),
+            (
+                libc::EACCES,
+                ev("task-clock"),
+                Machine {
+                    seccomp: Some(2),
+                    paranoid: Some(3),
+                    ..nobody(metal())
+                },
+                "refused to unprivileged users",
+            ),
             (
                 libc::EINVAL,
                 ev("instructions"),
@@ -588,7 +615,34 @@ mod tests {
             assert!(!e.fix.is_empty());
             seen.insert(e.reason);
         }
-        assert!(seen.len() >= 13, "messages are distinct");
+        assert!(seen.len() >= 15, "messages are distinct");
+    }
+
+    #[test]
+    fn a_hybrid_machine_names_its_own_default_core_type() {
+        let report = |arch: &str, core_pmus: &[&str]| {
+            let m = Machine {
+                arch: arch.into(),
+                core_pmus: core_pmus.iter().map(|p| p.to_string()).collect(),
+                ..metal()
+            };
+            Report {
+                machine: m,
+                counters: Vec::new(),
+                simulation: Err("not tried".into()),
+                cpu_clock_sampling: Err("not tried".into()),
+                branch_stacks: Err("not tried".into()),
+            }
+            .to_string()
+        };
+        let intel = report("x86_64", &["cpu_atom", "cpu_core"]);
+        assert!(
+            intel.contains("cpu_core unless a counter names another"),
+            "{intel}"
+        );
+        let big_little = report("aarch64", &["armv8_pmuv3_0", "armv8_pmuv3_1"]);
+        assert!(big_little.contains("hybrid"), "{big_little}");
+        assert!(!big_little.contains("cpu_core"), "{big_little}");
     }
 
     #[test]

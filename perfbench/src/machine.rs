@@ -386,7 +386,13 @@ pub fn explain(errno: Errno, event: &Event, machine: &Machine) -> Explanation {
             format!("the kernel does not know the event `{}`", event.name),
             "check the name with `perfbench list`",
         ),
-        libc::EACCES | libc::EPERM if machine.seccomp == Some(2) && !needs_pmu => {
+        // Under a seccomp filter a refusal is the filter's only when the paranoid level
+        // allows the request: otherwise the kernel refuses it whatever the filter says.
+        libc::EACCES | libc::EPERM
+            if machine.seccomp == Some(2)
+                && !needs_pmu
+                && !paranoid_refuses(machine, event, kernel) =>
+        {
             seccomp_explanation(errno)
         }
         libc::EACCES | libc::EPERM => {
@@ -418,6 +424,12 @@ pub fn explain(errno: Errno, event: &Event, machine: &Machine) -> Explanation {
                 ),
                 None => "permission denied".to_owned(),
             };
+            if machine.seccomp == Some(2) && paranoid_refuses(machine, event, kernel) {
+                reason.push_str(
+                    " (a seccomp filter is active too: if the fix below does not help, it may \
+                     block perf_event_open as well)",
+                );
+            }
             if needs_pmu && !machine.has_cpu_pmu() {
                 reason.push_str(
                     "; besides, this machine has no hardware PMU (an unprivileged user is refused \
@@ -511,6 +523,18 @@ pub fn explain(errno: Errno, event: &Event, machine: &Machine) -> Explanation {
             "run `perfbench doctor` for this machine's details",
         ),
     }
+}
+
+/// Whether `kernel.perf_event_paranoid` alone refuses `event` to this process: unprivileged,
+/// and level 3 or more, or level 2 or more for kernel-mode counting (`kernel`: the `:k`
+/// modifier, or an event that only happens in the kernel, counted there by default).
+fn paranoid_refuses(machine: &Machine, event: &Event, kernel: bool) -> bool {
+    let kernel = kernel || event.perf().is_some_and(|e| e.happens_in_kernel());
+    !machine.privileged()
+        && match machine.paranoid {
+            Some(p) => p >= 3 || (p >= 2 && kernel),
+            None => false,
+        }
 }
 
 fn seccomp_explanation(errno: Errno) -> Explanation {
