@@ -33,11 +33,27 @@ pub struct Errno(pub i32);
 
 impl Errno {
     /// The calling thread's last error.
+    ///
+    /// ```
+    /// use perfbench::sys::Errno;
+    ///
+    /// assert!(std::fs::File::open("/nonexistent/perfbench").is_err());
+    /// assert_eq!(Errno::last(), Errno(libc::ENOENT));
+    /// ```
     pub fn last() -> Errno {
         Errno(io::Error::last_os_error().raw_os_error().unwrap_or(0))
     }
 
     /// The symbolic name (`"ENOENT"`), or `"E?"` for values perfbench never expects.
+    ///
+    /// ```
+    /// use perfbench::sys::Errno;
+    ///
+    /// assert_eq!(Errno(libc::EACCES).name(), "EACCES");
+    /// assert_eq!(Errno(libc::EOPNOTSUPP).to_string(), "EOPNOTSUPP"); // `Display` is the name
+    /// assert_eq!(format!("{:?}", Errno(libc::ENOENT)), "ENOENT(2)"); // `Debug` adds the number
+    /// assert_eq!(Errno(4095).name(), "E?");
+    /// ```
     pub fn name(self) -> &'static str {
         match self.0 {
             libc::EPERM => "EPERM",
@@ -64,7 +80,16 @@ impl Errno {
         }
     }
 
-    /// The C library's description of the error.
+    /// The C library's description of the error, followed by ` (os error N)` as
+    /// [`std::io::Error`] writes it: `No such file or directory (os error 2)`.
+    ///
+    /// ```
+    /// use perfbench::sys::Errno;
+    ///
+    /// let text = Errno(libc::ENOENT).description();
+    /// assert!(text.starts_with("No such file or directory"), "{text}");
+    /// assert!(text.ends_with("(os error 2)"), "{text}");
+    /// ```
     pub fn description(self) -> String {
         io::Error::from_raw_os_error(self.0).to_string()
     }
@@ -85,6 +110,14 @@ impl fmt::Display for Errno {
 impl std::error::Error for Errno {}
 
 /// A zeroed attr whose `size` is this build's `perf_event_attr` size.
+///
+/// ```
+/// use perfbench::sys::{new_attr, Attr};
+///
+/// let attr = new_attr();
+/// assert_eq!(attr.size as usize, std::mem::size_of::<Attr>());
+/// assert_eq!((attr.type_, attr.config, attr.sample_type, attr.disabled()), (0, 0, 0, 0));
+/// ```
 pub fn new_attr() -> Attr {
     Attr {
         size: std::mem::size_of::<Attr>() as u32,
@@ -140,6 +173,39 @@ impl EventFd {
     /// `attr.size`; when every byte of the attr past that size is zero the call is retried with
     /// the kernel's size (an older kernel then sees exactly the struct it knows), otherwise the
     /// failure carries both sizes so the caller can explain which field the kernel lacks.
+    ///
+    /// Counting this thread's page faults (a software event: no PMU needed):
+    ///
+    /// ```
+    /// use perfbench::sys::{new_attr, raw, AnonMapping, EventFd, Scope};
+    ///
+    /// let mut attr = new_attr();
+    /// attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// attr.config = raw::PERF_COUNT_SW_PAGE_FAULTS as u64;
+    /// attr.set_disabled(1);
+    /// attr.set_exclude_kernel(1); // user space only: allowed at perf_event_paranoid 2
+    /// attr.set_exclude_hv(1);
+    /// // This thread (pid 0), on any CPU (-1), alone (no group leader).
+    /// let faults = EventFd::open(&mut attr, 0, -1, None).expect("software events open");
+    ///
+    /// let mut pages = AnonMapping::new(8)?;
+    /// faults.enable(Scope::Event)?;
+    /// pages.touch_every_page();
+    /// faults.disable(Scope::Event)?;
+    /// let mut count = [0u64; 1]; // read_format 0: the value alone
+    /// assert_eq!(faults.read_words(&mut count)?, 8);
+    /// assert!(count[0] >= 8, "one fault per fresh page (and any for code run the first time)");
+    ///
+    /// // A software event the kernel does not have: the kernel's errno, and the attr is unchanged.
+    /// let mut bogus = new_attr();
+    /// bogus.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// bogus.config = 1_000;
+    /// bogus.set_exclude_kernel(1);
+    /// let failure = EventFd::open(&mut bogus, 0, -1, None).unwrap_err();
+    /// assert_eq!((failure.errno.name(), failure.size_mismatch), ("ENOENT", None));
+    /// assert_eq!(bogus.size, new_attr().size);
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn open(
         attr: &mut Attr,
         pid: libc::pid_t,
@@ -192,24 +258,124 @@ impl EventFd {
     }
 
     /// `PERF_EVENT_IOC_ENABLE`.
+    ///
+    /// ```
+    /// use perfbench::sys::{new_attr, raw, AnonMapping, EventFd, Scope};
+    ///
+    /// # let mut attr = new_attr();
+    /// # attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// # attr.config = raw::PERF_COUNT_SW_PAGE_FAULTS as u64;
+    /// # attr.set_disabled(1);
+    /// # attr.set_exclude_kernel(1);
+    /// # attr.set_exclude_hv(1);
+    /// # let faults = EventFd::open(&mut attr, 0, -1, None).expect("software events open everywhere");
+    /// let mut before = AnonMapping::new(4)?;
+    /// before.touch_every_page(); // opened disabled: not counted
+    /// faults.enable(Scope::Event)?;
+    /// let mut during = AnonMapping::new(4)?;
+    /// during.touch_every_page();
+    /// faults.disable(Scope::Event)?;
+    /// let mut count = [0u64];
+    /// faults.read_words(&mut count)?;
+    /// assert!(count[0] >= 4);
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn enable(&self, scope: Scope) -> Result<(), Errno> {
         // SAFETY: a plain ioctl on a descriptor we own; the argument is an integer flag.
         check(unsafe { perf_event_open_sys::ioctls::ENABLE(self.as_raw_fd(), scope.flag()) })
     }
 
     /// `PERF_EVENT_IOC_DISABLE`.
+    ///
+    /// ```
+    /// use perfbench::sys::{new_attr, raw, AnonMapping, EventFd, Scope};
+    ///
+    /// # let mut attr = new_attr();
+    /// # attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// # attr.config = raw::PERF_COUNT_SW_PAGE_FAULTS as u64;
+    /// # attr.set_disabled(1);
+    /// # attr.set_exclude_kernel(1);
+    /// # attr.set_exclude_hv(1);
+    /// # let faults = EventFd::open(&mut attr, 0, -1, None).expect("software events open everywhere");
+    /// faults.enable(Scope::Event)?;
+    /// let mut pages = AnonMapping::new(4)?;
+    /// pages.touch_every_page();
+    /// faults.disable(Scope::Event)?;
+    /// let (mut first, mut second) = ([0u64], [0u64]);
+    /// faults.read_words(&mut first)?;
+    /// let mut after = AnonMapping::new(4)?;
+    /// after.touch_every_page(); // disabled: the count stands still
+    /// faults.read_words(&mut second)?;
+    /// assert_eq!(first, second);
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn disable(&self, scope: Scope) -> Result<(), Errno> {
         // SAFETY: as in `enable`.
         check(unsafe { perf_event_open_sys::ioctls::DISABLE(self.as_raw_fd(), scope.flag()) })
     }
 
     /// `PERF_EVENT_IOC_RESET`: zeroes the counts (not `time_enabled`/`time_running`).
+    ///
+    /// ```
+    /// use perfbench::sys::{new_attr, raw, AnonMapping, EventFd, Scope};
+    ///
+    /// # let mut attr = new_attr();
+    /// # attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// # attr.config = raw::PERF_COUNT_SW_PAGE_FAULTS as u64;
+    /// # attr.set_disabled(1);
+    /// # attr.set_exclude_kernel(1);
+    /// # attr.set_exclude_hv(1);
+    /// # let faults = EventFd::open(&mut attr, 0, -1, None).expect("software events open everywhere");
+    /// faults.enable(Scope::Event)?;
+    /// AnonMapping::new(4)?.touch_every_page();
+    /// faults.disable(Scope::Event)?;
+    /// let mut count = [0u64];
+    /// faults.read_words(&mut count)?;
+    /// assert!(count[0] >= 4);
+    /// faults.reset(Scope::Event)?;
+    /// faults.read_words(&mut count)?;
+    /// assert_eq!(count[0], 0);
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn reset(&self, scope: Scope) -> Result<(), Errno> {
         // SAFETY: as in `enable`.
         check(unsafe { perf_event_open_sys::ioctls::RESET(self.as_raw_fd(), scope.flag()) })
     }
 
     /// `PERF_EVENT_IOC_ID`: the kernel's id of this event, as reported by `PERF_FORMAT_ID`.
+    ///
+    /// A group of two software events read at once: each value comes with its event's id.
+    ///
+    /// ```
+    /// use perfbench::sys::{new_attr, raw, EventFd, Scope, GROUP_HEADER_WORDS, GROUP_READ_FORMAT};
+    ///
+    /// let software = |config: u32| {
+    ///     let mut attr = new_attr();
+    ///     attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    ///     attr.config = config.into();
+    ///     attr.set_exclude_kernel(1);
+    ///     attr.set_exclude_hv(1);
+    ///     attr.read_format = GROUP_READ_FORMAT;
+    ///     attr
+    /// };
+    /// let mut leader_attr = software(raw::PERF_COUNT_SW_TASK_CLOCK);
+    /// leader_attr.set_disabled(1); // the group starts and stops with its leader
+    /// let leader = EventFd::open(&mut leader_attr, 0, -1, None).expect("task-clock opens");
+    /// let mut member_attr = software(raw::PERF_COUNT_SW_PAGE_FAULTS);
+    /// let member = EventFd::open(&mut member_attr, 0, -1, Some(&leader)).expect("faults open");
+    /// assert_ne!(leader.id()?, member.id()?);
+    ///
+    /// leader.enable(Scope::Group)?;
+    /// std::hint::black_box((0..100_000u64).sum::<u64>());
+    /// leader.disable(Scope::Group)?;
+    /// // nr, time_enabled, time_running, then {value, id} per member, leader first.
+    /// let mut buf = [0u64; GROUP_HEADER_WORDS + 2 * 2];
+    /// assert_eq!(leader.read_words(&mut buf)?, buf.len() * 8);
+    /// assert_eq!(buf[0], 2);
+    /// assert_eq!((buf[4], buf[6]), (leader.id()?, member.id()?));
+    /// assert!(buf[3] > 0, "task-clock advanced");
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn id(&self) -> Result<u64, Errno> {
         let mut id = 0u64;
         // SAFETY: the kernel writes one u64 through the pointer, which points at `id`.
@@ -219,6 +385,29 @@ impl EventFd {
 
     /// `read(2)` into `buf`, retrying `EINTR`. Returns the number of *bytes* read; 0 means
     /// end-of-file, which the kernel reports for a pinned event in error state.
+    ///
+    /// ```
+    /// use perfbench::sys::{new_attr, raw, EventFd, Scope, GROUP_READ_FORMAT};
+    ///
+    /// let mut attr = new_attr();
+    /// attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// attr.config = raw::PERF_COUNT_SW_TASK_CLOCK as u64;
+    /// attr.set_exclude_kernel(1);
+    /// attr.set_exclude_hv(1);
+    /// attr.read_format = GROUP_READ_FORMAT;
+    /// let clock = EventFd::open(&mut attr, 0, -1, None).expect("task-clock opens everywhere");
+    /// std::hint::black_box((0..100_000u64).sum::<u64>());
+    /// // A group of one: nr, time_enabled, time_running, value, id.
+    /// let mut words = [0u64; 5];
+    /// let bytes = clock.read_words(&mut words)?;
+    /// assert_eq!(bytes, 5 * 8);
+    /// let [nr, enabled, running, ns, id] = words;
+    /// assert_eq!((nr, id), (1, clock.id()?));
+    /// assert!(running <= enabled && ns > 0);
+    /// // A buffer too small for the whole read is refused.
+    /// assert_eq!(clock.read_words(&mut [0u64; 2]).unwrap_err().name(), "ENOSPC");
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     #[inline]
     pub fn read_words(&self, buf: &mut [u64]) -> Result<usize, Errno> {
         loop {
@@ -241,6 +430,36 @@ impl EventFd {
     }
 
     /// Maps the event's first page (`struct perf_event_mmap_page`) read-only.
+    ///
+    /// A software event's page: readable, but with no hardware counter behind it (`index` 0), so
+    /// its count is read with [`EventFd::read_words`]. A consistent snapshot of several fields is
+    /// taken under the seqlock in [`MappedPage::lock`]:
+    ///
+    /// ```
+    /// use perfbench::sys::{cap, new_attr, raw, EventFd, Scope};
+    ///
+    /// let mut attr = new_attr();
+    /// attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// attr.config = raw::PERF_COUNT_SW_TASK_CLOCK as u64;
+    /// attr.set_exclude_kernel(1);
+    /// attr.set_exclude_hv(1);
+    /// let clock = EventFd::open(&mut attr, 0, -1, None).expect("task-clock opens everywhere");
+    /// let page = clock.map_user_page()?;
+    /// std::hint::black_box((0..100_000u64).sum::<u64>());
+    ///
+    /// let (index, enabled, running) = loop {
+    ///     let seq = page.lock();
+    ///     let fields = (page.index(), page.time_enabled(), page.time_running());
+    ///     if seq % 2 == 0 && page.lock() == seq {
+    ///         break fields;
+    ///     }
+    /// };
+    /// assert_eq!(index, 0);
+    /// assert!(running <= enabled);
+    /// // Every kernel that maps the page says that bit 0 of the capabilities is obsolete.
+    /// assert_ne!(page.capabilities() & cap::BIT0_IS_DEPRECATED, 0);
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn map_user_page(&self) -> Result<MappedPage, Errno> {
         let len = page_size();
         // Offset 0, one page: the documented way to obtain an event's user page.
@@ -256,6 +475,43 @@ impl EventFd {
     /// Maps the event's sampling ring buffer: the user page and `data_pages` pages of data
     /// (`data_pages` must be a power of two), read-write so the reader can publish
     /// `data_tail`.
+    ///
+    /// Sampling this thread's CPU time every 100 µs into a one-page ring:
+    ///
+    /// ```
+    /// use perfbench::sys::{new_attr, page_size, raw, EventFd, Scope};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let mut attr = new_attr();
+    /// attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// attr.config = raw::PERF_COUNT_SW_CPU_CLOCK as u64;
+    /// attr.__bindgen_anon_1.sample_period = 100_000; // ns of CPU time
+    /// attr.sample_type = raw::PERF_SAMPLE_IP as u64;
+    /// attr.set_disabled(1);
+    /// attr.set_exclude_kernel(1);
+    /// attr.set_exclude_hv(1);
+    /// let clock = EventFd::open(&mut attr, 0, -1, None).expect("cpu-clock sampling opens");
+    /// assert_eq!(clock.map_ring(3).unwrap_err().name(), "EINVAL"); // not a power of two
+    /// let ring = clock.map_ring(1)?;
+    /// assert_eq!(ring.data_len(), page_size());
+    /// assert_eq!((ring.head(), ring.tail()), (0, 0));
+    ///
+    /// clock.enable(Scope::Event)?;
+    /// let deadline = Instant::now() + Duration::from_secs(30);
+    /// while ring.head() == 0 && Instant::now() < deadline {
+    ///     std::hint::black_box((0..10_000u64).sum::<u64>());
+    /// }
+    /// clock.disable(Scope::Event)?;
+    /// let head = ring.head();
+    /// assert!(head > 0, "no sample in 30 s");
+    /// // The first record: a PERF_RECORD_SAMPLE of header + ip (or a THROTTLE/LOST notice).
+    /// let mut header = [0u8; 8];
+    /// ring.copy_out(ring.tail(), &mut header);
+    /// let size = u16::from_ne_bytes([header[6], header[7]]);
+    /// assert!(size >= 8 && size % 8 == 0 && u64::from(size) <= head);
+    /// ring.set_tail(head); // done with everything written so far
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn map_ring(&self, data_pages: usize) -> Result<MappedRing, Errno> {
         if !data_pages.is_power_of_two() {
             return Err(Errno(libc::EINVAL));
@@ -298,6 +554,24 @@ impl MappedRing {
     /// A ring buffer in anonymous memory, laid out as the kernel's (a header page, then
     /// `data_pages` pages, a power of two), for tests and benchmarks of the reader: the
     /// kernel's side is played by [`MappedRing::copy_in`] and [`MappedRing::set_head`].
+    ///
+    /// ```
+    /// use perfbench::sys::{page_size, MappedRing};
+    ///
+    /// let ring = MappedRing::anonymous(2)?;
+    /// assert_eq!(ring.data_len(), 2 * page_size());
+    /// assert_eq!((ring.head(), ring.tail()), (0, 0));
+    /// // The kernel's side: a record is written, then published.
+    /// ring.copy_in(0, b"record 1");
+    /// ring.set_head(8);
+    /// // The reader's side: copied out, then released.
+    /// let mut out = [0u8; 8];
+    /// ring.copy_out(ring.tail(), &mut out);
+    /// ring.set_tail(8);
+    /// assert_eq!((&out, ring.head(), ring.tail()), (b"record 1", 8, 8));
+    /// assert_eq!(MappedRing::anonymous(3).unwrap_err().name(), "EINVAL");
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn anonymous(data_pages: usize) -> Result<MappedRing, Errno> {
         if !data_pages.is_power_of_two() {
             return Err(Errno(libc::EINVAL));
@@ -316,6 +590,21 @@ impl MappedRing {
     /// The kernel's side of an [`anonymous`](MappedRing::anonymous) ring: writes `bytes` at
     /// the (unwrapped) position `at` of the data area, wrapping around its end. `bytes` must
     /// not be longer than the data area.
+    ///
+    /// Positions are not wrapped: a write at the end of the data area continues at its start.
+    ///
+    /// ```
+    /// use perfbench::sys::MappedRing;
+    ///
+    /// let ring = MappedRing::anonymous(1)?;
+    /// let len = ring.data_len() as u64;
+    /// ring.copy_in(3 * len - 4, b"wrapping"); // the third lap: last 4 bytes, then first 4
+    /// let (mut end, mut start) = ([0u8; 4], [0u8; 4]);
+    /// ring.copy_out(len - 4, &mut end);
+    /// ring.copy_out(0, &mut start);
+    /// assert_eq!((&end, &start), (b"wrap", b"ping"));
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn copy_in(&self, at: u64, bytes: &[u8]) {
         let n = bytes.len().min(self.data_len);
         let start = (at % self.data_len as u64) as usize;
@@ -331,6 +620,16 @@ impl MappedRing {
 
     /// The kernel's side of an [`anonymous`](MappedRing::anonymous) ring: publishes
     /// `data_head` (release: the records before it are written).
+    ///
+    /// ```
+    /// use perfbench::sys::MappedRing;
+    ///
+    /// let ring = MappedRing::anonymous(1)?;
+    /// ring.copy_in(0, &[7u8; 24]);
+    /// ring.set_head(24);
+    /// assert_eq!(ring.head() - ring.tail(), 24); // bytes ready for the reader
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn set_head(&self, head: u64) {
         // SAFETY: as for `head`.
         let h = unsafe {
@@ -345,11 +644,15 @@ impl MappedRing {
     }
 
     /// The data area's size in bytes (a power of two).
+    ///
+    /// See [`MappedRing::anonymous`] for an example.
     pub fn data_len(&self) -> usize {
         self.data_len
     }
 
     /// `data_head`: how far the kernel has written (bytes since the start, not wrapped).
+    ///
+    /// See [`MappedRing::set_head`] for an example.
     pub fn head(&self) -> u64 {
         // SAFETY: `data_head` is an aligned u64 inside the first page of a live mapping; the
         // kernel updates it concurrently, so it is read as an atomic with acquire ordering.
@@ -361,6 +664,8 @@ impl MappedRing {
     }
 
     /// `data_tail`: how far the reader has consumed.
+    ///
+    /// See [`MappedRing::set_tail`] for an example.
     pub fn tail(&self) -> u64 {
         // SAFETY: as for `head`; only this value writes `data_tail`.
         let tail = unsafe {
@@ -371,6 +676,17 @@ impl MappedRing {
     }
 
     /// Publishes `data_tail`: everything before `tail` has been copied out.
+    ///
+    /// ```
+    /// use perfbench::sys::MappedRing;
+    ///
+    /// let ring = MappedRing::anonymous(1)?;
+    /// ring.copy_in(0, &[1u8; 32]);
+    /// ring.set_head(32);
+    /// ring.set_tail(16); // the first 16 bytes have been read: their space is free again
+    /// assert_eq!((ring.tail(), ring.head() - ring.tail()), (16, 16));
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn set_tail(&self, tail: u64) {
         // SAFETY: as for `head`; the release store orders the reader's copies before it.
         let t = unsafe {
@@ -382,6 +698,21 @@ impl MappedRing {
 
     /// Copies `out.len()` bytes starting at the (unwrapped) position `at` of the data area,
     /// wrapping around its end. `out` must not be longer than the data area.
+    ///
+    /// ```
+    /// use perfbench::sys::MappedRing;
+    ///
+    /// let ring = MappedRing::anonymous(1)?;
+    /// let len = ring.data_len() as u64;
+    /// ring.copy_in(len - 3, b"abcdef");
+    /// ring.set_head(len + 3);
+    /// let mut out = [0u8; 6];
+    /// ring.copy_out(len - 3, &mut out); // the same unwrapped position: the bytes come out whole
+    /// assert_eq!(&out, b"abcdef");
+    /// ring.copy_out(2 * len - 3, &mut out); // a position a whole lap later is the same place
+    /// assert_eq!(&out, b"abcdef");
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn copy_out(&self, at: u64, out: &mut [u8]) {
         let n = out.len().min(self.data_len);
         let start = (at % self.data_len as u64) as usize;
@@ -441,6 +772,13 @@ fn map_anonymous(len: usize) -> Result<NonNull<u8>, Errno> {
 }
 
 /// The system page size.
+///
+/// ```
+/// use perfbench::sys::page_size;
+///
+/// let page = page_size();
+/// assert!(page.is_power_of_two() && page >= 4096);
+/// ```
 pub fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
     let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
@@ -503,50 +841,74 @@ macro_rules! page_field {
 impl MappedPage {
     page_field!(
         /// The seqlock: odd or changed means an update raced with the reader.
+        ///
+        /// See [`EventFd::map_user_page`] for an example.
         lock: u32
     );
     page_field!(
         /// Hardware counter index + 1, or 0 when the fast path is not allowed right now.
+        ///
+        /// See [`EventFd::map_user_page`] for an example.
         index: u32
     );
     page_field!(
         /// Value to add to the (sign-extended) hardware counter.
+        ///
+        /// See [`EventFd::map_user_page`] for an example.
         offset: i64
     );
     page_field!(
         /// `time_enabled` at the last kernel update.
+        ///
+        /// See [`EventFd::map_user_page`] for an example.
         time_enabled: u64
     );
     page_field!(
         /// `time_running` at the last kernel update.
+        ///
+        /// See [`EventFd::map_user_page`] for an example.
         time_running: u64
     );
     page_field!(
         /// Width in bits of the hardware counter.
+        ///
+        /// See [`EventFd::map_user_page`] for an example.
         pmc_width: u16
     );
     page_field!(
         /// Shift of the cycles-to-time conversion.
+        ///
+        /// See [`EventFd::map_user_page`] for an example.
         time_shift: u16
     );
     page_field!(
         /// Multiplier of the cycles-to-time conversion.
+        ///
+        /// See [`EventFd::map_user_page`] for an example.
         time_mult: u32
     );
     page_field!(
         /// Offset of the cycles-to-time conversion.
+        ///
+        /// See [`EventFd::map_user_page`] for an example.
         time_offset: u64
     );
     page_field!(
         /// Base for `cap_user_time_short`.
+        ///
+        /// See [`EventFd::map_user_page`] for an example.
         time_cycles: u64
     );
     page_field!(
         /// Mask for `cap_user_time_short`.
+        ///
+        /// See [`EventFd::map_user_page`] for an example.
         time_mask: u64
     );
 
     /// The raw capabilities word (`cap_bit0`, `cap_bit0_is_deprecated`, `cap_user_rdpmc`, ...).
+    ///
+    /// See [`EventFd::map_user_page`] for an example.
     #[inline(always)]
     pub fn capabilities(&self) -> u64 {
         // SAFETY: as for the other fields; the union's `capabilities` member covers all bits.
@@ -583,6 +945,20 @@ pub mod cap {
 
 /// Reads a small text file (sysfs, procfs), trimmed. `None` when it does not exist or is
 /// unreadable.
+///
+/// ```
+/// use perfbench::sys::read_text;
+///
+/// # let dir = std::env::temp_dir().join(format!("perfbench-doc-read-text-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("type");
+/// std::fs::write(&path, "  4\n")?;
+/// assert_eq!(read_text(&path).as_deref(), Some("4"));
+/// assert_eq!(read_text(&dir.join("missing")), None);
+/// assert_eq!(read_text(&dir), None); // a directory is unreadable as text
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn read_text(path: &std::path::Path) -> Option<String> {
     std::fs::read_to_string(path)
         .ok()
@@ -590,12 +966,30 @@ pub fn read_text(path: &std::path::Path) -> Option<String> {
 }
 
 /// The current thread's kernel thread id.
+///
+/// ```
+/// use perfbench::sys::gettid;
+///
+/// // The main thread's id is the process id; every other thread has its own.
+/// assert_eq!(gettid() as u32, std::process::id());
+/// let other = std::thread::spawn(gettid).join().unwrap();
+/// assert_ne!(other, gettid());
+/// ```
 pub fn gettid() -> libc::pid_t {
     // SAFETY: gettid has no preconditions.
     unsafe { libc::gettid() }
 }
 
 /// The CPUs the calling thread may run on (`sched_getaffinity`), ascending.
+///
+/// ```
+/// use perfbench::sys::thread_affinity;
+///
+/// let cpus = thread_affinity()?;
+/// assert!(!cpus.is_empty());
+/// assert!(cpus.windows(2).all(|w| w[0] < w[1]), "ascending, no repeats");
+/// # Ok::<(), perfbench::sys::Errno>(())
+/// ```
 pub fn thread_affinity() -> Result<Vec<u32>, Errno> {
     // SAFETY: cpu_set_t is a plain bit array for which all zeroes is a valid (empty) value.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -613,6 +1007,23 @@ pub fn thread_affinity() -> Result<Vec<u32>, Errno> {
 
 /// Restricts the calling thread to `cpus` (`sched_setaffinity`). CPUs at or beyond
 /// `CPU_SETSIZE` (1024) are ignored; an empty set (after that) is `EINVAL`, as from the kernel.
+///
+/// ```
+/// use perfbench::sys::{current_cpu, set_thread_affinity, thread_affinity};
+///
+/// let allowed = thread_affinity()?;
+/// let last = *allowed.last().unwrap();
+/// set_thread_affinity(&[last])?;
+/// assert_eq!(thread_affinity()?, vec![last]);
+/// assert_eq!(current_cpu(), Some(last)); // running there now
+/// set_thread_affinity(&allowed)?; // and back
+/// assert_eq!(thread_affinity()?, allowed);
+/// // Nothing to run on: refused, and the affinity is unchanged.
+/// assert_eq!(set_thread_affinity(&[]).unwrap_err().name(), "EINVAL");
+/// assert_eq!(set_thread_affinity(&[5000]).unwrap_err().name(), "EINVAL");
+/// assert_eq!(thread_affinity()?, allowed);
+/// # Ok::<(), perfbench::sys::Errno>(())
+/// ```
 pub fn set_thread_affinity(cpus: &[u32]) -> Result<(), Errno> {
     // SAFETY: as in `thread_affinity`.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -634,6 +1045,14 @@ pub fn set_thread_affinity(cpus: &[u32]) -> Result<(), Errno> {
 }
 
 /// The CPU the calling thread is running on (`sched_getcpu`), if the kernel says.
+///
+/// ```
+/// use perfbench::sys::{current_cpu, thread_affinity};
+///
+/// let cpu = current_cpu().expect("Linux says");
+/// assert!(thread_affinity()?.contains(&cpu));
+/// # Ok::<(), perfbench::sys::Errno>(())
+/// ```
 pub fn current_cpu() -> Option<u32> {
     // SAFETY: sched_getcpu has no preconditions.
     let cpu = unsafe { libc::sched_getcpu() };
@@ -641,6 +1060,21 @@ pub fn current_cpu() -> Option<u32> {
 }
 
 /// The width in columns of the terminal on standard error, if it is one (`TIOCGWINSZ`).
+///
+/// ```
+/// use perfbench::sys::stderr_columns;
+/// use std::io::IsTerminal;
+///
+/// match stderr_columns() {
+///     Some(columns) => assert!(columns > 0 && std::io::stderr().is_terminal()),
+///     // Not a terminal (redirected, or captured as under `cargo test`), or one that does not
+///     // know its width.
+///     None => {}
+/// }
+/// if !std::io::stderr().is_terminal() {
+///     assert_eq!(stderr_columns(), None);
+/// }
+/// ```
 pub fn stderr_columns() -> Option<u16> {
     let mut size = libc::winsize {
         ws_row: 0,
@@ -657,6 +1091,22 @@ pub fn stderr_columns() -> Option<u16> {
 /// Keeps standard output for the caller and points descriptor 1 at standard error: returns a
 /// new descriptor (close-on-exec) for what standard output was. A paired run's worker speaks its
 /// protocol on the returned file, so whatever a benchmark prints cannot corrupt it.
+///
+/// ```
+/// use perfbench::sys::take_stdout;
+/// use std::os::unix::fs::MetadataExt;
+///
+/// // What a descriptor refers to: (device, inode) of the file, pipe or terminal.
+/// let file_of = |fd: u32| {
+///     let m = std::fs::metadata(format!("/proc/self/fd/{fd}")).unwrap();
+///     (m.dev(), m.ino())
+/// };
+/// let (stdout, stderr) = (file_of(1), file_of(2));
+/// let protocol = take_stdout().expect("a descriptor to spare");
+/// let kept = protocol.metadata().unwrap();
+/// assert_eq!((kept.dev(), kept.ino()), stdout); // the caller keeps standard output
+/// assert_eq!(file_of(1), stderr); // what the program prints now goes to standard error
+/// ```
 pub fn take_stdout() -> Result<std::fs::File, Errno> {
     use std::os::fd::FromRawFd;
     // SAFETY: F_DUPFD_CLOEXEC only creates a new descriptor; it touches no memory.
@@ -674,12 +1124,32 @@ pub fn take_stdout() -> Result<std::fs::File, Errno> {
 }
 
 /// The effective user id.
+///
+/// ```
+/// use perfbench::sys::{geteuid, read_text};
+/// use std::path::Path;
+///
+/// // `Uid:` real, effective, saved, filesystem.
+/// let status = read_text(Path::new("/proc/self/status")).unwrap();
+/// let uids = status.lines().find_map(|l| l.strip_prefix("Uid:")).unwrap();
+/// let effective: u32 = uids.split_whitespace().nth(1).unwrap().parse().unwrap();
+/// assert_eq!(geteuid(), effective);
+/// ```
 pub fn geteuid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() }
 }
 
 /// `clock_gettime(CLOCK_MONOTONIC)` in nanoseconds: the `wall-time` counter's clock.
+///
+/// ```
+/// use perfbench::sys::monotonic_ns;
+///
+/// let start = monotonic_ns();
+/// std::thread::sleep(std::time::Duration::from_millis(2));
+/// let elapsed = monotonic_ns() - start; // never goes backwards
+/// assert!(elapsed >= 2_000_000, "{elapsed} ns");
+/// ```
 #[inline(always)]
 pub fn monotonic_ns() -> u64 {
     let mut ts = libc::timespec {
@@ -701,6 +1171,25 @@ pub struct AnonMapping {
 
 impl AnonMapping {
     /// Maps `pages` fresh private anonymous pages (not yet faulted in).
+    ///
+    /// ```
+    /// use perfbench::sys::{new_attr, raw, AnonMapping, EventFd, Scope};
+    ///
+    /// # let mut attr = new_attr();
+    /// # attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// # attr.config = raw::PERF_COUNT_SW_PAGE_FAULTS as u64;
+    /// # attr.set_disabled(1);
+    /// # attr.set_exclude_kernel(1);
+    /// # attr.set_exclude_hv(1);
+    /// # let faults = EventFd::open(&mut attr, 0, -1, None).expect("software events open everywhere");
+    /// faults.enable(Scope::Event)?;
+    /// let _pages = AnonMapping::new(64)?; // mapped, but not faulted in until touched
+    /// faults.disable(Scope::Event)?;
+    /// let mut count = [0u64];
+    /// faults.read_words(&mut count)?;
+    /// assert!(count[0] < 64);
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn new(pages: usize) -> Result<AnonMapping, Errno> {
         let len = pages.max(1) * page_size();
         let ptr = map_anonymous(len)?;
@@ -708,6 +1197,36 @@ impl AnonMapping {
     }
 
     /// Writes one byte to each page, faulting every page in once.
+    ///
+    /// Exactly one page fault per page, once:
+    ///
+    /// ```
+    /// use perfbench::sys::{new_attr, raw, AnonMapping, Errno, EventFd, Scope};
+    ///
+    /// # let mut attr = new_attr();
+    /// # attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// # attr.config = raw::PERF_COUNT_SW_PAGE_FAULTS as u64;
+    /// # attr.set_disabled(1);
+    /// # attr.set_exclude_kernel(1);
+    /// # attr.set_exclude_hv(1);
+    /// # let faults = EventFd::open(&mut attr, 0, -1, None).expect("software events open everywhere");
+    /// // This thread's page faults while `f` runs.
+    /// let count = |f: &mut dyn FnMut()| -> Result<u64, Errno> {
+    ///     faults.reset(Scope::Event)?;
+    ///     faults.enable(Scope::Event)?;
+    ///     f();
+    ///     faults.disable(Scope::Event)?;
+    ///     let mut n = [0u64];
+    ///     faults.read_words(&mut n)?;
+    ///     Ok(n[0])
+    /// };
+    /// let mut warm_up = AnonMapping::new(1)?;
+    /// count(&mut || warm_up.touch_every_page())?; // runs the code once: its own pages are in
+    /// let mut pages = AnonMapping::new(16)?;
+    /// assert_eq!(count(&mut || pages.touch_every_page())?, 16);
+    /// assert_eq!(count(&mut || pages.touch_every_page())?, 0); // already in
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn touch_every_page(&mut self) {
         let step = page_size();
         let mut off = 0;

@@ -103,6 +103,14 @@ fn request_block(_args: &[u64; 6]) -> u64 {
 pub const SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 
 /// Whether this program runs under Valgrind (any tool).
+///
+/// ```
+/// use perfbench::counters::callgrind::{running_on_valgrind, SUPPORTED};
+///
+/// // Valgrind starts its client with its preload library in LD_PRELOAD.
+/// let preloaded = std::env::var("LD_PRELOAD").is_ok_and(|p| p.contains("vgpreload"));
+/// assert_eq!(running_on_valgrind(), SUPPORTED && preloaded);
+/// ```
 pub fn running_on_valgrind() -> bool {
     client_request(RUNNING_ON_VALGRIND, 0) != 0
 }
@@ -116,6 +124,21 @@ static TOGGLE_ARGS: [u64; 6] = [TOGGLE_COLLECT, 0, 0, 0, 0, 0];
 /// Turns Callgrind's cost collection on if it is off, off if it is on. A no-op outside
 /// Valgrind: a fixed sequence that changes nothing but scratch registers and flags (x86_64:
 /// `lea`, `xor`, four `rol`, `xchg`; aarch64: `adrp`, `add`, `mov`, four `ror`, `orr`).
+///
+/// Callgrind started with `--collect-atstart=no` counts only between two toggles:
+///
+/// ```
+/// use perfbench::counters::callgrind::toggle_collect;
+/// use std::hint::black_box;
+///
+/// let sum = |n: u64| (1..=n).map(black_box).sum::<u64>();
+/// toggle_collect(); // on
+/// let measured = sum(1_000);
+/// toggle_collect(); // off
+/// // Natively the requests change nothing the program can see.
+/// assert_eq!(measured, 500_500);
+/// assert_eq!(measured, sum(1_000));
+/// ```
 #[inline(always)]
 pub fn toggle_collect() {
     #[cfg(target_arch = "x86_64")]
@@ -165,12 +188,48 @@ pub fn toggle_collect() {
 
 /// Zeroes Callgrind's costs collected since the last dump (what a warm-up region collected).
 /// A no-op outside Valgrind.
+///
+/// ```
+/// use perfbench::counters::callgrind::{dump_stats_at, toggle_collect, zero_stats};
+/// use std::hint::black_box;
+///
+/// let work = || (1..=1_000u64).map(black_box).sum::<u64>();
+/// toggle_collect();
+/// let warm_up = work(); // collected, then thrown away
+/// zero_stats();
+/// let measured = work(); // what the next dump holds
+/// toggle_collect();
+/// dump_stats_at(c"doc-zero-stats");
+/// assert_eq!(warm_up, measured);
+/// ```
 pub fn zero_stats() {
     client_request(ZERO_STATS, 0);
 }
 
 /// Makes Callgrind write the costs collected since the last dump to a new dump file whose
 /// trigger is `name`, and zero them. A no-op outside Valgrind.
+///
+/// Under Callgrind this writes a dump whose `desc: Trigger: Client Request:` line holds the
+/// name ([`Dump::trigger`]), where `--callgrind-out-file` says; natively nothing happens:
+///
+/// ```
+/// use perfbench::counters::callgrind::{dump_stats_at, running_on_valgrind};
+///
+/// let dumps = || {
+///     let entries = std::fs::read_dir(".").unwrap().filter_map(Result::ok);
+///     entries.filter(|e| e.file_name().to_string_lossy().starts_with("callgrind.out")).count()
+/// };
+/// let before = dumps();
+/// dump_stats_at(c"perfbench-doc");
+/// let after = dumps();
+/// if running_on_valgrind() {
+///     // Under Callgrind with the default --callgrind-out-file, one more dump here; under
+///     // another tool, or with the dumps written elsewhere, none.
+///     assert!(after == before || after == before + 1);
+/// } else {
+///     assert_eq!(after, before);
+/// }
+/// ```
 pub fn dump_stats_at(name: &CStr) {
     client_request(DUMP_STATS_AT, name.as_ptr() as u64);
 }
@@ -192,6 +251,24 @@ pub const INSTALL_HINT: &str =
     "install it (`apt-get install valgrind` on Debian and Ubuntu, `dnf install valgrind` on Fedora)";
 
 /// Finds Valgrind on `PATH` and checks that it is at least [`MIN_VERSION`].
+///
+/// ```
+/// use perfbench::counters::callgrind::{find_valgrind, which, INSTALL_HINT, MIN_VERSION};
+///
+/// match find_valgrind() {
+///     Ok(valgrind) => {
+///         assert_eq!(which("valgrind").as_ref(), Some(&valgrind.path));
+///         let mut parts = valgrind.version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+///         let (major, minor) = (parts.next().unwrap(), parts.next().unwrap());
+///         assert!((major, minor) >= MIN_VERSION, "{}", valgrind.version);
+///     }
+///     // Not installed, too old, or not answering: the message says which, and how to fix it.
+///     Err(message) => assert!(
+///         which("valgrind").is_some() || message.ends_with(INSTALL_HINT),
+///         "{message}"
+///     ),
+/// }
+/// ```
 pub fn find_valgrind() -> Result<Valgrind, String> {
     let path =
         which("valgrind").ok_or_else(|| format!("Valgrind is not on PATH: {INSTALL_HINT}"))?;
@@ -227,6 +304,14 @@ fn check_version(answer: &str) -> Result<String, String> {
 }
 
 /// The executable `name` on `PATH`.
+///
+/// ```
+/// use perfbench::counters::callgrind::which;
+///
+/// let sh = which("sh").expect("every Linux has a shell on PATH");
+/// assert!(sh.ends_with("sh") && sh.is_file());
+/// assert_eq!(which("perfbench-no-such-program"), None);
+/// ```
 pub fn which(name: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let path = std::env::var_os("PATH")?;
@@ -260,6 +345,37 @@ pub struct Simulated {
 
 impl Simulated {
     /// The counter's value in `dump`: its terms summed (0 for an event the dump lacks).
+    ///
+    /// ```
+    /// use perfbench::counters::callgrind::{counter, Dump};
+    ///
+    /// # let text = r"# callgrind format
+    /// # version: 1
+    /// # creator: callgrind-3.19.0
+    /// # pid: 4242
+    /// # cmd:  ./bench
+    /// # part: 2
+    /// #
+    /// # desc: I1 cache: 32768 B, 64 B, 8-way associative
+    /// # desc: Timerange: Basic block 0 - 64235
+    /// # desc: Trigger: Client Request: perfbench-1
+    /// #
+    /// # positions: line
+    /// # events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim
+    /// # summary: 517 5 5 1 0 0 1 0 0 101 9
+    /// #
+    /// # fn=(1) main
+    /// # 0 5 1
+    /// # totals: 508 2
+    /// # ";
+    /// let dump = Dump::parse(text)?;
+    /// assert_eq!(counter("instructions").unwrap().value(&dump), 517.0); // Ir
+    /// assert_eq!(counter("branches").unwrap().value(&dump), 101.0); // Bc + Bi
+    /// assert_eq!(counter("branch-misses").unwrap().value(&dump), 9.0); // Bcm + Bim
+    /// // Ir + Dr + Dw + 4 x (I1mr + D1mr + D1mw) + 30 x (ILmr + DLmr + DLmw)
+    /// assert_eq!(counter("estimated-cycles").unwrap().value(&dump), 561.0);
+    /// # Ok::<(), perfbench::counters::callgrind::DumpError>(())
+    /// ```
     pub fn value(&self, dump: &Dump) -> f64 {
         self.terms
             .iter()
@@ -353,6 +469,15 @@ pub const COUNTERS: &[Simulated] = &[
 ];
 
 /// The simulated counter called `name`.
+///
+/// ```
+/// use perfbench::counters::callgrind::counter;
+///
+/// let misses = counter("L1-dcache-load-misses").unwrap();
+/// assert_eq!((misses.formula, misses.default), ("D1mr", true));
+/// assert!(!counter("L1-dcache-loads").unwrap().default); // offered, but not measured unless asked
+/// assert_eq!(counter("cycles"), None); // a real CPU's cycles cannot be simulated
+/// ```
 pub fn counter(name: &str) -> Option<&'static Simulated> {
     COUNTERS.iter().find(|c| c.name == name)
 }
@@ -392,6 +517,43 @@ impl Dump {
     /// Parses a dump file's text. Errors on an empty file, a `version:` other than 1, a file
     /// without `events:` or `summary:`, a truncated one (no closing `totals:` line), values
     /// that are not counts or outnumber the events, and on `events:` other than [`EVENTS`].
+    ///
+    /// ```
+    /// use perfbench::counters::callgrind::{Dump, EVENTS};
+    ///
+    /// let text = r"# callgrind format
+    /// version: 1
+    /// creator: callgrind-3.19.0
+    /// pid: 4242
+    /// cmd:  ./bench
+    /// part: 2
+    ///
+    /// desc: I1 cache: 32768 B, 64 B, 8-way associative
+    /// desc: Timerange: Basic block 0 - 64235
+    /// desc: Trigger: Client Request: perfbench-1
+    ///
+    /// positions: line
+    /// events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim
+    /// summary: 517 5 5 1 0 0 1 0 0 101 9
+    ///
+    /// fn=(1) main
+    /// 0 5 1
+    /// totals: 508 2
+    /// ";
+    /// let dump = Dump::parse(text)?;
+    /// assert_eq!(dump.creator.as_deref(), Some("callgrind-3.19.0"));
+    /// assert_eq!((dump.part, dump.trigger.as_deref()), (Some(2), Some("perfbench-1")));
+    /// assert_eq!(dump.events, EVENTS);
+    /// // Callgrind leaves out trailing zeros; they are filled in.
+    /// assert_eq!(dump.summary, [517, 5, 5, 1, 0, 0, 1, 0, 0, 101, 9, 0, 0]);
+    ///
+    /// let cut = &text[..text.find("totals:").unwrap()];
+    /// let e = Dump::parse(cut).unwrap_err();
+    /// assert_eq!(e.to_string(), "the file is truncated (no closing `totals:` line)");
+    /// let old = Dump::parse(&text.replace(" Bc Bcm Bi Bim", "")).unwrap_err();
+    /// assert!(old.to_string().starts_with("unexpected events `Ir Dr Dw"), "{old}");
+    /// # Ok::<(), perfbench::counters::callgrind::DumpError>(())
+    /// ```
     pub fn parse(text: &str) -> Result<Dump, DumpError> {
         let err = |m: String| Err(DumpError(m));
         if text.trim().is_empty() {
@@ -488,6 +650,34 @@ impl Dump {
     }
 
     /// The summary's value of `event` (0 when the dump lacks it).
+    ///
+    /// ```
+    /// use perfbench::counters::callgrind::Dump;
+    ///
+    /// # let text = r"# callgrind format
+    /// # version: 1
+    /// # creator: callgrind-3.19.0
+    /// # pid: 4242
+    /// # cmd:  ./bench
+    /// # part: 2
+    /// #
+    /// # desc: I1 cache: 32768 B, 64 B, 8-way associative
+    /// # desc: Timerange: Basic block 0 - 64235
+    /// # desc: Trigger: Client Request: perfbench-1
+    /// #
+    /// # positions: line
+    /// # events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim
+    /// # summary: 517 5 5 1 0 0 1 0 0 101 9
+    /// #
+    /// # fn=(1) main
+    /// # 0 5 1
+    /// # totals: 508 2
+    /// # ";
+    /// let dump = Dump::parse(text)?;
+    /// assert_eq!((dump.get("Ir"), dump.get("Bc"), dump.get("Bim")), (517, 101, 0));
+    /// assert_eq!(dump.get("sysTime"), 0); // not an event of the dump
+    /// # Ok::<(), perfbench::counters::callgrind::DumpError>(())
+    /// ```
     pub fn get(&self, event: &str) -> u64 {
         self.events
             .iter()

@@ -101,16 +101,55 @@ impl BranchFilter {
     pub const ANY: BranchFilter = BranchFilter(raw::PERF_SAMPLE_BRANCH_ANY as u64);
 
     /// A filter from raw `branch_sample_type` bits, kept as they are.
+    ///
+    /// ```
+    /// use perfbench::profile::branch::BranchFilter;
+    /// use perfbench::sys::raw;
+    ///
+    /// let bits = u64::from(raw::PERF_SAMPLE_BRANCH_ANY_CALL | raw::PERF_SAMPLE_BRANCH_USER);
+    /// let filter = BranchFilter::from_bits(bits);
+    /// assert_eq!((filter.bits(), filter.to_string().as_str()), (bits, "u,any_call"));
+    /// // Bits without a name are kept, and shown in hexadecimal.
+    /// assert_eq!(BranchFilter::from_bits(1 << 40).to_string(), "0x10000000000");
+    /// ```
     pub fn from_bits(bits: u64) -> BranchFilter {
         BranchFilter(bits)
     }
 
     /// The `branch_sample_type` bits to put in the attr.
+    ///
+    /// ```
+    /// use perfbench::profile::branch::BranchFilter;
+    /// use perfbench::sys::{new_attr, raw};
+    ///
+    /// let mut attr = new_attr();
+    /// attr.branch_sample_type = "any_ret,k".parse::<BranchFilter>()?.bits();
+    /// let ret_k = raw::PERF_SAMPLE_BRANCH_ANY_RETURN | raw::PERF_SAMPLE_BRANCH_KERNEL;
+    /// assert_eq!(attr.branch_sample_type, u64::from(ret_k));
+    /// # Ok::<(), perfbench::profile::branch::BranchFilterError>(())
+    /// ```
     pub fn bits(self) -> u64 {
         self.0
     }
 
     /// Parses a `perf record -j` list, such as `any_call,any_ret,u`.
+    ///
+    /// ```
+    /// use perfbench::profile::branch::BranchFilter;
+    ///
+    /// let f = BranchFilter::parse("ANY_CALL, any_ret ,u")?; // case and spaces do not matter
+    /// assert_eq!(f.to_string(), "u,any_call,any_ret");
+    /// // No branch type named: `any`, as in perf.
+    /// assert_eq!(BranchFilter::parse("u")?.to_string(), "u,any");
+    /// // The kernel's spellings are accepted too.
+    /// assert_eq!(BranchFilter::parse("call_stack")?, BranchFilter::parse("stack")?);
+    ///
+    /// let e = BranchFilter::parse("any,bogus").unwrap_err();
+    /// assert_eq!(e.entry, "bogus");
+    /// assert!(e.to_string().starts_with("unknown branch filter `bogus`; known: u, k, hv, any,"));
+    /// assert!(BranchFilter::parse("").is_err());
+    /// # Ok::<(), perfbench::profile::branch::BranchFilterError>(())
+    /// ```
     pub fn parse(list: &str) -> Result<BranchFilter, BranchFilterError> {
         if list.trim().is_empty() {
             return Err(BranchFilterError::new(
@@ -129,11 +168,27 @@ impl BranchFilter {
     }
 
     /// Whether records carry `hw_idx` before the entries (`hw_index`).
+    ///
+    /// ```
+    /// use perfbench::profile::branch::BranchFilter;
+    ///
+    /// assert!(BranchFilter::parse("any,hw_index")?.has_hw_index());
+    /// assert!(!BranchFilter::ANY.has_hw_index());
+    /// # Ok::<(), perfbench::profile::branch::BranchFilterError>(())
+    /// ```
     pub fn has_hw_index(self) -> bool {
         self.0 & u64::from(raw::PERF_SAMPLE_BRANCH_HW_INDEX) != 0
     }
 
     /// Whether no privilege level is set, so the event's `exclude_*` bits decide.
+    ///
+    /// ```
+    /// use perfbench::profile::branch::BranchFilter;
+    ///
+    /// assert!(BranchFilter::parse("any_call")?.privilege_from_event()); // exclude_* decide
+    /// assert!(!BranchFilter::parse("any_call,u")?.privilege_from_event()); // user space only
+    /// # Ok::<(), perfbench::profile::branch::BranchFilterError>(())
+    /// ```
     pub fn privilege_from_event(self) -> bool {
         self.0 & PRIVILEGE == 0
     }
@@ -294,6 +349,22 @@ pub struct BranchEntry {
 
 impl BranchEntry {
     /// Decodes an entry from its three words, each already read in `order`.
+    ///
+    /// An x86 LBR entry: a predicted call, 37 cycles after the branch before it.
+    ///
+    /// ```
+    /// use perfbench::profile::branch::BranchEntry;
+    /// use perfbench::profile::record::ByteOrder;
+    /// use perfbench::sys::raw;
+    ///
+    /// // predicted is bit 1, cycles bits 4..20, type bits 20..24 (on a little-endian machine).
+    /// let flags = 1 << 1 | 37 << 4 | u64::from(raw::PERF_BR_CALL) << 20;
+    /// let e = BranchEntry::from_words(0x40_1000, 0x40_2000, flags, ByteOrder::Little);
+    /// assert!(e.predicted && !e.mispredicted);
+    /// assert_eq!((e.from, e.to, e.cycles, e.type_name()), (0x40_1000, 0x40_2000, 37, "call"));
+    /// // The same word from a big-endian machine holds other fields.
+    /// assert_ne!(BranchEntry::from_words(0x40_1000, 0x40_2000, flags, ByteOrder::Big), e);
+    /// ```
     pub fn from_words(from: u64, to: u64, flags: u64, order: ByteOrder) -> BranchEntry {
         let bit = |at| get(flags, order, at) != 0;
         BranchEntry {
@@ -313,6 +384,20 @@ impl BranchEntry {
 
     /// The flags word the kernel would write on a machine of `order` (reserved bits 0; values
     /// wider than their field are cut to it).
+    ///
+    /// ```
+    /// use perfbench::profile::branch::BranchEntry;
+    /// use perfbench::profile::record::ByteOrder;
+    ///
+    /// let e = BranchEntry { mispredicted: true, cycles: 12, ..BranchEntry::default() };
+    /// // Bit fields are allocated from the low bits on little-endian machines, from the high bits
+    /// // on big-endian ones.
+    /// assert_eq!(e.flags(ByteOrder::Little), 1 | 12 << 4);
+    /// assert_eq!(e.flags(ByteOrder::Big), 1 << 63 | 12 << 44);
+    /// for order in [ByteOrder::Little, ByteOrder::Big] {
+    ///     assert_eq!(BranchEntry::from_words(0, 0, e.flags(order), order), e);
+    /// }
+    /// ```
     pub fn flags(&self, order: ByteOrder) -> u64 {
         put(order, field::MISPRED, u64::from(self.mispredicted))
             | put(order, field::PREDICTED, u64::from(self.predicted))
@@ -326,6 +411,20 @@ impl BranchEntry {
     }
 
     /// The branch type's name: [`new_type_name`] for `PERF_BR_EXTEND_ABI`, else [`type_name`].
+    ///
+    /// ```
+    /// use perfbench::profile::branch::BranchEntry;
+    /// use perfbench::sys::raw;
+    ///
+    /// let ret = BranchEntry { kind: raw::PERF_BR_RET as u8, ..BranchEntry::default() };
+    /// assert_eq!(ret.type_name(), "ret");
+    /// let fault = BranchEntry {
+    ///     kind: raw::PERF_BR_EXTEND_ABI as u8,
+    ///     new_type: raw::PERF_BR_NEW_FAULT_DATA as u8,
+    ///     ..BranchEntry::default()
+    /// };
+    /// assert_eq!(fault.type_name(), "fault_data");
+    /// ```
     pub fn type_name(&self) -> &'static str {
         if u32::from(self.kind) == raw::PERF_BR_EXTEND_ABI {
             new_type_name(self.new_type)
@@ -337,6 +436,15 @@ impl BranchEntry {
 
 /// The name of a `PERF_BR_*` branch type: `"cond"`, `"call"`, `"ret"`, ... (`"unknown"` for
 /// `PERF_BR_UNKNOWN`, which is also what CPUs that do not classify branches report).
+///
+/// ```
+/// use perfbench::profile::branch::type_name;
+/// use perfbench::sys::raw;
+///
+/// assert_eq!(type_name(raw::PERF_BR_COND as u8), "cond");
+/// assert_eq!(type_name(raw::PERF_BR_UNKNOWN as u8), "unknown");
+/// assert_eq!(type_name(16), "invalid"); // wider than the 4-bit field
+/// ```
 pub fn type_name(kind: u8) -> &'static str {
     const NAMES: [&str; 16] = [
         "unknown",
@@ -361,6 +469,15 @@ pub fn type_name(kind: u8) -> &'static str {
 
 /// The name of a `PERF_BR_NEW_*` extended branch type (`PERF_BR_NEW_ARCH_1..5` are the arm64
 /// FIQ and debug branches).
+///
+/// ```
+/// use perfbench::profile::branch::new_type_name;
+/// use perfbench::sys::raw;
+///
+/// assert_eq!(new_type_name(raw::PERF_BR_NEW_FAULT_ALGN as u8), "fault_algn");
+/// assert_eq!(new_type_name(raw::PERF_BR_NEW_ARCH_5 as u8), "arch_5");
+/// assert_eq!(new_type_name(8), "invalid");
+/// ```
 pub fn new_type_name(new_type: u8) -> &'static str {
     const NAMES: [&str; 8] = [
         "fault_algn",
@@ -379,6 +496,15 @@ pub fn new_type_name(new_type: u8) -> &'static str {
 }
 
 /// The name of a `PERF_BR_SPEC_*` value.
+///
+/// ```
+/// use perfbench::profile::branch::spec_name;
+/// use perfbench::sys::raw;
+///
+/// assert_eq!(spec_name(raw::PERF_BR_SPEC_NA as u8), "na");
+/// assert_eq!(spec_name(raw::PERF_BR_SPEC_WRONG_PATH as u8), "wrong_path");
+/// assert_eq!(spec_name(4), "invalid");
+/// ```
 pub fn spec_name(spec: u8) -> &'static str {
     const NAMES: [&str; 4] = [
         "na",
@@ -390,6 +516,15 @@ pub fn spec_name(spec: u8) -> &'static str {
 }
 
 /// The name of a `PERF_BR_PRIV_*` value.
+///
+/// ```
+/// use perfbench::profile::branch::privilege_name;
+/// use perfbench::sys::raw;
+///
+/// assert_eq!(privilege_name(raw::PERF_BR_PRIV_USER as u8), "user");
+/// assert_eq!(privilege_name(raw::PERF_BR_PRIV_KERNEL as u8), "kernel");
+/// assert_eq!(privilege_name(7), "invalid");
+/// ```
 pub fn privilege_name(privilege: u8) -> &'static str {
     const NAMES: [&str; 4] = ["unknown", "user", "kernel", "hv"];
     NAMES

@@ -67,6 +67,19 @@ pub enum Period {
 }
 
 /// The `sample_type` a [`Sampler`] records.
+///
+/// ```
+/// use perfbench::profile::{sample_type, SamplingOptions};
+/// use perfbench::sys::raw;
+///
+/// let t = sample_type(&SamplingOptions::default());
+/// for bit in [raw::PERF_SAMPLE_IDENTIFIER, raw::PERF_SAMPLE_IP, raw::PERF_SAMPLE_CALLCHAIN] {
+///     assert_ne!(t & u64::from(bit), 0);
+/// }
+/// assert_eq!(t & u64::from(raw::PERF_SAMPLE_BRANCH_STACK), 0); // no branch filter asked for
+/// let flat = sample_type(&SamplingOptions { callchain: false, ..SamplingOptions::default() });
+/// assert_eq!(flat, t & !u64::from(raw::PERF_SAMPLE_CALLCHAIN));
+/// ```
 pub fn sample_type(options: &SamplingOptions) -> u64 {
     let mut t = raw::PERF_SAMPLE_IDENTIFIER
         | raw::PERF_SAMPLE_IP
@@ -113,6 +126,46 @@ pub struct Sampler {
 
 impl Sampler {
     /// Opens the sampling event on the calling thread (any CPU), disabled, and maps its ring.
+    ///
+    /// ```
+    /// use perfbench::events::Event;
+    /// use perfbench::profile::branch::BranchFilter;
+    /// use perfbench::profile::{Period, Sampler, SamplingOptions};
+    ///
+    /// # use std::time::{Duration, Instant};
+    /// # // Runs on this thread's CPU, draining `sampler`, until it has seen a sample (30 s at most).
+    /// # fn until_sampled(sampler: &mut Sampler, records: &mut Vec<u8>) {
+    /// #     let deadline = Instant::now() + Duration::from_secs(30);
+    /// #     while sampler.stats().samples == 0 && Instant::now() < deadline {
+    /// #         std::hint::black_box((0..100_000u64).sum::<u64>());
+    /// #         sampler.drain(records).unwrap();
+    /// #     }
+    /// # }
+    /// // cpu-clock (the default event) every millisecond of this thread's CPU time, into 8 pages.
+    /// let options = SamplingOptions {
+    ///     period: Period::Every(1_000_000),
+    ///     data_pages: 8,
+    ///     ..SamplingOptions::default()
+    /// };
+    /// let mut sampler = Sampler::open(&options)?; // opened disabled: nothing sampled yet
+    /// let mut records = Vec::new();
+    /// assert_eq!(sampler.drain(&mut records)?, 0);
+    /// sampler.enable().unwrap();
+    /// until_sampled(&mut sampler, &mut records);
+    /// sampler.disable().unwrap();
+    /// assert!(sampler.stats().samples > 0);
+    ///
+    /// // What cannot be sampled is refused with the reason and the fix.
+    /// let wall = SamplingOptions { event: Some(Event::wall_time()), ..options.clone() };
+    /// assert_eq!(Sampler::open(&wall).unwrap_err().what, "sampling on wall-time");
+    /// let branches = SamplingOptions {
+    ///     branch_sample_type: BranchFilter::ANY.bits(),
+    ///     ..SamplingOptions::default()
+    /// };
+    /// let e = Sampler::open(&branches).unwrap_err();
+    /// assert!(e.what.starts_with("cannot sample branch stacks on cpu-clock"), "{e}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(options: &SamplingOptions) -> Result<Sampler, ProfileError> {
         let mut attr = sys::new_attr();
         // perf 6.1 refuses perf.data files whose attr is larger than 128 bytes; the fields
@@ -223,27 +276,162 @@ impl Sampler {
     }
 
     /// Starts sampling.
+    ///
+    /// ```
+    /// use perfbench::profile::{Period, Sampler, SamplingOptions};
+    ///
+    /// # use std::time::{Duration, Instant};
+    /// # // Runs on this thread's CPU, draining `sampler`, until it has seen a sample (30 s at most).
+    /// # fn until_sampled(sampler: &mut Sampler, records: &mut Vec<u8>) {
+    /// #     let deadline = Instant::now() + Duration::from_secs(30);
+    /// #     while sampler.stats().samples == 0 && Instant::now() < deadline {
+    /// #         std::hint::black_box((0..100_000u64).sum::<u64>());
+    /// #         sampler.drain(records).unwrap();
+    /// #     }
+    /// # }
+    /// # let options = SamplingOptions {
+    /// #     period: Period::Every(1_000_000),
+    /// #     data_pages: 8,
+    /// #     ..SamplingOptions::default()
+    /// # };
+    /// let mut sampler = Sampler::open(&options)?;
+    /// let mut records = Vec::new();
+    /// sampler.enable().unwrap();
+    /// until_sampled(&mut sampler, &mut records);
+    /// sampler.disable().unwrap();
+    /// assert!(!records.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn enable(&self) -> Result<(), sys::Errno> {
         self.fd.enable(Scope::Event)
     }
 
     /// Stops sampling.
+    ///
+    /// ```
+    /// use perfbench::profile::{Period, Sampler, SamplingOptions};
+    ///
+    /// # use std::time::{Duration, Instant};
+    /// # // Runs on this thread's CPU, draining `sampler`, until it has seen a sample (30 s at most).
+    /// # fn until_sampled(sampler: &mut Sampler, records: &mut Vec<u8>) {
+    /// #     let deadline = Instant::now() + Duration::from_secs(30);
+    /// #     while sampler.stats().samples == 0 && Instant::now() < deadline {
+    /// #         std::hint::black_box((0..100_000u64).sum::<u64>());
+    /// #         sampler.drain(records).unwrap();
+    /// #     }
+    /// # }
+    /// # let options = SamplingOptions {
+    /// #     period: Period::Every(1_000_000),
+    /// #     data_pages: 8,
+    /// #     ..SamplingOptions::default()
+    /// # };
+    /// let mut sampler = Sampler::open(&options)?;
+    /// let mut records = Vec::new();
+    /// sampler.enable().unwrap();
+    /// until_sampled(&mut sampler, &mut records);
+    /// sampler.disable().unwrap();
+    /// sampler.drain(&mut records)?;
+    /// // Switched off: however long this thread runs now, no record comes.
+    /// std::hint::black_box((0..1_000_000u64).sum::<u64>());
+    /// assert_eq!(sampler.drain(&mut records)?, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn disable(&self) -> Result<(), sys::Errno> {
         self.fd.disable(Scope::Event)
     }
 
     /// Moves the records now in the ring buffer to the end of `out`.
+    ///
+    /// The records drained are this thread's samples, decoded with the sampler's attr:
+    ///
+    /// ```
+    /// use perfbench::profile::record::{parse, split, Record, SampleFormat};
+    /// use perfbench::profile::{Period, Sampler, SamplingOptions};
+    /// use perfbench::sys::gettid;
+    ///
+    /// # use std::time::{Duration, Instant};
+    /// # // Runs on this thread's CPU, draining `sampler`, until it has seen a sample (30 s at most).
+    /// # fn until_sampled(sampler: &mut Sampler, records: &mut Vec<u8>) {
+    /// #     let deadline = Instant::now() + Duration::from_secs(30);
+    /// #     while sampler.stats().samples == 0 && Instant::now() < deadline {
+    /// #         std::hint::black_box((0..100_000u64).sum::<u64>());
+    /// #         sampler.drain(records).unwrap();
+    /// #     }
+    /// # }
+    /// # let options = SamplingOptions {
+    /// #     period: Period::Every(1_000_000),
+    /// #     data_pages: 8,
+    /// #     ..SamplingOptions::default()
+    /// # };
+    /// let mut sampler = Sampler::open(&options)?;
+    /// let mut records = Vec::new();
+    /// sampler.enable().unwrap();
+    /// until_sampled(&mut sampler, &mut records);
+    /// sampler.disable().unwrap();
+    /// let format = SampleFormat::from_attr(sampler.attr(), 1);
+    /// let mut samples = 0;
+    /// for record in split(&records) {
+    ///     if let Record::Sample(s) = parse(&format, record?)? {
+    ///         assert_eq!(s.tid, Some(gettid() as u32));
+    ///         assert!(s.ip.is_some() && s.callchain.is_some());
+    ///         samples += 1;
+    ///     }
+    /// }
+    /// assert_eq!(samples, sampler.stats().samples);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn drain(&mut self, out: &mut Vec<u8>) -> Result<usize, ring::RingError> {
         self.ring.drain(out)
     }
 
     /// What the drains have seen (samples, lost, throttling).
+    ///
+    /// ```
+    /// use perfbench::profile::{Period, Sampler, SamplingOptions};
+    ///
+    /// # use std::time::{Duration, Instant};
+    /// # // Runs on this thread's CPU, draining `sampler`, until it has seen a sample (30 s at most).
+    /// # fn until_sampled(sampler: &mut Sampler, records: &mut Vec<u8>) {
+    /// #     let deadline = Instant::now() + Duration::from_secs(30);
+    /// #     while sampler.stats().samples == 0 && Instant::now() < deadline {
+    /// #         std::hint::black_box((0..100_000u64).sum::<u64>());
+    /// #         sampler.drain(records).unwrap();
+    /// #     }
+    /// # }
+    /// # let options = SamplingOptions {
+    /// #     period: Period::Every(1_000_000),
+    /// #     data_pages: 8,
+    /// #     ..SamplingOptions::default()
+    /// # };
+    /// let mut sampler = Sampler::open(&options)?;
+    /// let mut records = Vec::new();
+    /// sampler.enable().unwrap();
+    /// until_sampled(&mut sampler, &mut records);
+    /// sampler.disable().unwrap();
+    /// let s = sampler.stats();
+    /// assert!(s.samples > 0);
+    /// assert_eq!(s.bytes, records.len() as u64);
+    /// // Samples, and what the kernel says about them: nothing else is asked for.
+    /// assert_eq!(s.records, s.samples + s.lost_records + s.throttled + s.unthrottled);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn stats(&self) -> ring::DrainStats {
         self.ring.stats()
     }
 
     /// The event as a perf.data file describes it, under `name` (perf shows it as the event's
     /// name: the benchmark's id, say).
+    ///
+    /// ```
+    /// use perfbench::profile::{sample_type, Sampler, SamplingOptions};
+    ///
+    /// let options = SamplingOptions { data_pages: 1, ..SamplingOptions::default() };
+    /// let sampler = Sampler::open(&options)?;
+    /// let desc = sampler.event_desc("quickstart/fib");
+    /// assert_eq!((desc.name.as_str(), desc.ids.len()), ("quickstart/fib", 1));
+    /// assert_eq!(desc.attr.sample_type, sample_type(&options));
+    /// # Ok::<(), perfbench::profile::ProfileError>(())
+    /// ```
     pub fn event_desc(&self, name: &str) -> perfdata::EventDesc {
         perfdata::EventDesc {
             attr: self.attr,
@@ -253,11 +441,43 @@ impl Sampler {
     }
 
     /// The name of the event that samples (`cpu-clock`, `cycles`).
+    ///
+    /// ```
+    /// use perfbench::events::{parse, Sysfs};
+    /// use perfbench::profile::{Sampler, SamplingOptions};
+    ///
+    /// let options = SamplingOptions { data_pages: 1, ..SamplingOptions::default() };
+    /// assert_eq!(Sampler::open(&options)?.event_name(), "cpu-clock");
+    /// let task_clock = parse("task-clock", &Sysfs::new("/nonexistent"))?;
+    /// let options = SamplingOptions { event: Some(task_clock), ..options };
+    /// assert_eq!(Sampler::open(&options)?.event_name(), "task-clock");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn event_name(&self) -> &str {
         &self.name
     }
 
-    /// The `sample_type` of the attr.
+    /// The attr the event was opened with (its `size` cut to [`perfdata::MAX_ATTR_SIZE`], as
+    /// perf.data files carry it).
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::MAX_ATTR_SIZE;
+    /// use perfbench::profile::{sample_type, Period, Sampler, SamplingOptions};
+    ///
+    /// let options = SamplingOptions {
+    ///     period: Period::Every(250_000),
+    ///     data_pages: 1,
+    ///     ..SamplingOptions::default()
+    /// };
+    /// let sampler = Sampler::open(&options)?;
+    /// let attr = sampler.attr();
+    /// assert_eq!(attr.sample_type, sample_type(&options));
+    /// assert_eq!(attr.size, MAX_ATTR_SIZE); // what perf.data files carry
+    /// assert_eq!((attr.disabled(), attr.freq()), (1, 0));
+    /// // SAFETY: without `freq`, the union holds the period.
+    /// assert_eq!(unsafe { attr.__bindgen_anon_1.sample_period }, 250_000);
+    /// # Ok::<(), perfbench::profile::ProfileError>(())
+    /// ```
     pub fn attr(&self) -> &sys::Attr {
         &self.attr
     }
@@ -267,6 +487,46 @@ impl Sampler {
     /// Hands the ring buffer to a thread that drains it every `every` into `writer` (each
     /// drain's records, then a FINISHED_ROUND), and returns the event, for the measuring
     /// thread to switch on and off, with the [`Recording`] to finish.
+    ///
+    /// Profiling a region into a perf.data file, drained every 10 ms on another thread:
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::{Features, PerfData, Writer};
+    /// use perfbench::profile::{Period, Sampler, SamplingOptions};
+    /// use perfbench::sys::Scope;
+    /// use std::time::Duration;
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-record-{}", std::process::id()));
+    /// # let options = SamplingOptions {
+    /// #     period: Period::Every(1_000_000),
+    /// #     data_pages: 8,
+    /// #     ..SamplingOptions::default()
+    /// # };
+    /// let sampler = Sampler::open(&options)?;
+    /// let path = dir.join("perf.data");
+    /// let mut writer = Writer::create(&path, vec![sampler.event_desc("demo/sum")])?;
+    /// writer.this_process()?;
+    /// let (event, recording) = sampler.record(writer, Duration::from_millis(10));
+    ///
+    /// event.enable(Scope::Event).unwrap();
+    /// // About 20 ms of CPU or more in an unoptimised build: plenty of 1 ms samples.
+    /// std::hint::black_box((0..5_000_000u64).map(std::hint::black_box).sum::<u64>());
+    /// event.disable(Scope::Event).unwrap();
+    ///
+    /// let recorded = recording.finish()?;
+    /// assert!(recorded.stats.samples > 0);
+    /// assert_eq!(recorded.ips.len() as u64, recorded.stats.samples);
+    /// let (first, last) = recorded.time.unwrap();
+    /// assert!(first <= last);
+    /// let features = Features { sample_time: recorded.time, ..Features::of_this_machine() };
+    /// recorded.writer.finish(&features)?;
+    ///
+    /// let data = PerfData::read(&path)?;
+    /// assert_eq!(data.event_names[0].0, "demo/sum");
+    /// assert_eq!(data.features.sample_time, Some((first, last)));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn record(
         mut self,
         mut writer: perfdata::Writer,
@@ -395,6 +655,25 @@ fn most_first<K: Ord + Copy>(counts: std::collections::HashMap<K, u64>) -> Vec<(
 
 impl Recording {
     /// Drains what is left and stops the thread.
+    ///
+    /// A recording whose event was never switched on:
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::Writer;
+    /// use perfbench::profile::{Sampler, SamplingOptions};
+    /// use std::time::Duration;
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-finish-{}", std::process::id()));
+    /// let options = SamplingOptions { data_pages: 1, ..SamplingOptions::default() };
+    /// let sampler = Sampler::open(&options)?;
+    /// let writer = Writer::create(&dir.join("perf.data"), vec![sampler.event_desc("idle")])?;
+    /// let (_event, recording) = sampler.record(writer, Duration::from_secs(3600));
+    /// let recorded = recording.finish()?; // drains now and stops: no wait for the next drain
+    /// assert_eq!((recorded.stats.samples, recorded.writer.data_len()), (0, 0));
+    /// assert!(recorded.ips.is_empty() && recorded.time.is_none() && recorded.branches.is_empty());
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn finish(mut self) -> Result<Recorded, String> {
         self.stop.store(true, Ordering::Release);
         let thread = self.thread.take().expect("finished once");

@@ -128,6 +128,19 @@ pub struct Features {
 impl Features {
     /// What this machine and process say about themselves (everything but `sample_time`,
     /// `build_ids` and `branch_stack`).
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::Features;
+    ///
+    /// let here = Features::of_this_machine();
+    /// assert_eq!(here.version, Some(format!("perfbench {}", env!("CARGO_PKG_VERSION"))));
+    /// assert_eq!(here.arch.as_deref(), Some(std::env::consts::ARCH));
+    /// let (available, online) = here.nr_cpus.unwrap();
+    /// assert!(online >= 1 && available >= online);
+    /// assert_eq!(here.cmdline, Some(std::env::args().collect()));
+    /// // What only a recording knows is left for it to fill in.
+    /// assert_eq!((here.sample_time, here.build_ids.len(), here.branch_stack), (None, 0, false));
+    /// ```
     pub fn of_this_machine() -> Features {
         let uname = uname();
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
@@ -241,6 +254,18 @@ fn put_padded_name(out: &mut Vec<u8>, name: &str) {
 
 /// A `PERF_RECORD_COMM` record (no sample id: the attrs written here have `sample_id_all`
 /// off).
+///
+/// ```
+/// use perfbench::profile::perfdata::comm_record;
+/// use perfbench::profile::record::{parse, Record, SampleFormat};
+///
+/// let bytes = comm_record(42, 43, "a-rather-long-thread-name");
+/// assert_eq!(bytes.len() % 8, 0);
+/// let Record::Comm(c) = parse(&SampleFormat::default(), &bytes)? else { panic!("a COMM") };
+/// assert_eq!((c.pid, c.tid, c.sample_id), (42, 43, None));
+/// assert_eq!(c.comm, b"a-rather-long-t"); // the kernel's 15 characters at most
+/// # Ok::<(), perfbench::profile::record::RecordError>(())
+/// ```
 pub fn comm_record(pid: u32, tid: u32, name: &str) -> Vec<u8> {
     let name: String = name.chars().take(15).collect();
     let size = 8 + 8 + (name.len() + 1).div_ceil(8) * 8;
@@ -272,6 +297,33 @@ pub struct Mapping {
 }
 
 /// The executable mappings with a name in a `/proc/PID/maps` text.
+///
+/// ```
+/// use perfbench::profile::perfdata::{executable_mappings, Mapping};
+///
+/// let maps = "\
+/// 55d0c0000000-55d0c0001000 r--p 00000000 fd:01 1234 /usr/bin/bench
+/// 55d0c0001000-55d0c0009000 r-xp 00001000 fd:01 1234 /usr/bin/bench
+/// 55d0c0009000-55d0c000a000 rw-p 00009000 fd:01 1234 /usr/bin/bench
+/// 7ffd5e1f0000-7ffd5e1f2000 r-xp 00000000 00:00 0    [vdso]
+/// 7f0000000000-7f0000001000 r-xp 00000000 00:00 0
+/// ";
+/// let exec = executable_mappings(maps);
+/// assert_eq!(exec.len(), 2); // executable and named: the text segment and the vDSO
+/// assert_eq!(
+///     exec[0],
+///     Mapping {
+///         start: 0x55d0_c000_1000,
+///         len: 0x8000,
+///         pgoff: 0x1000,
+///         dev: (0xfd, 0x01),
+///         inode: 1234,
+///         prot: (libc::PROT_READ | libc::PROT_EXEC) as u32,
+///         path: "/usr/bin/bench".into(),
+///     }
+/// );
+/// assert_eq!(exec[1].path, "[vdso]");
+/// ```
 pub fn executable_mappings(maps: &str) -> Vec<Mapping> {
     maps.lines()
         .filter_map(|line| {
@@ -318,6 +370,20 @@ pub fn executable_mappings(maps: &str) -> Vec<Mapping> {
 }
 
 /// A `PERF_RECORD_MMAP2` record of `m` (timestamp-less, user space, `MAP_PRIVATE`).
+///
+/// ```
+/// use perfbench::profile::perfdata::{executable_mappings, mmap2_record};
+/// use perfbench::profile::record::{parse, FileId, Record, SampleFormat};
+///
+/// let maps = executable_mappings("55d0c0001000-55d0c0009000 r-xp 00001000 fd:01 1234 /bin/x");
+/// let bytes = mmap2_record(42, 42, &maps[0]);
+/// let Record::Mmap2(m) = parse(&SampleFormat::default(), &bytes)? else { panic!("an MMAP2") };
+/// assert_eq!((m.pid, m.addr, m.len, m.pgoff), (42, 0x55d0_c000_1000, 0x8000, 0x1000));
+/// assert_eq!(m.file, FileId::Inode { maj: 0xfd, min: 1, ino: 1234, ino_generation: 0 });
+/// assert_eq!((m.prot, m.flags), (maps[0].prot, libc::MAP_PRIVATE as u32));
+/// assert_eq!(m.filename, b"/bin/x");
+/// # Ok::<(), perfbench::profile::record::RecordError>(())
+/// ```
 pub fn mmap2_record(pid: u32, tid: u32, m: &Mapping) -> Vec<u8> {
     let size = 8 + 8 + 8 * 3 + 4 * 2 + 8 * 2 + 4 * 2 + (m.path.len() + 1).div_ceil(8) * 8;
     let mut out = Vec::with_capacity(size);
@@ -345,6 +411,20 @@ pub fn mmap2_record(pid: u32, tid: u32, m: &Mapping) -> Vec<u8> {
 /// The GNU build id of an ELF file (its `NT_GNU_BUILD_ID` note, read with the `object`
 /// crate). `None` when the file cannot be read, is not ELF, or has none: a build id is never
 /// made up.
+///
+/// ```
+/// use perfbench::profile::perfdata::elf_build_id;
+/// use std::path::Path;
+///
+/// // This program has one when its linker was asked for it (the default of most distributions'
+/// // compilers); then it is at most 20 bytes (a SHA-1).
+/// if let Some(id) = elf_build_id(&std::env::current_exe()?) {
+///     assert!(!id.is_empty() && id.len() <= 20);
+/// }
+/// assert_eq!(elf_build_id(Path::new("/nonexistent/bench")), None);
+/// assert_eq!(elf_build_id(Path::new("/proc/self/status")), None); // not ELF
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn elf_build_id(path: &Path) -> Option<Vec<u8>> {
     use object::Object;
     let data = std::fs::read(path).ok()?;
@@ -354,6 +434,20 @@ pub fn elf_build_id(path: &Path) -> Option<Vec<u8>> {
 }
 
 /// The build ids of the mapped files that have one (each path once).
+///
+/// ```
+/// use perfbench::profile::perfdata::{build_ids, elf_build_id, executable_mappings};
+/// use std::path::Path;
+///
+/// let maps = executable_mappings(&std::fs::read_to_string("/proc/self/maps")?);
+/// let ids = build_ids(&maps);
+/// for (i, b) in ids.iter().enumerate() {
+///     assert!(b.path.starts_with('/'), "{}", b.path); // files only: no [vdso]
+///     assert_eq!(Some(&b.id), elf_build_id(Path::new(&b.path)).as_ref());
+///     assert!(ids[..i].iter().all(|other| other.path != b.path), "each path once");
+/// }
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn build_ids(maps: &[Mapping]) -> Vec<BuildId> {
     let mut out: Vec<BuildId> = Vec::new();
     for m in maps {
@@ -409,6 +503,37 @@ impl Writer {
     /// Starts `path` (written under a temporary name until [`finish`](Writer::finish)) for
     /// `events`, which must all have the same `attr.size` and, when there are several, sample
     /// `PERF_SAMPLE_IDENTIFIER`.
+    ///
+    /// A file with one event and no samples, read back:
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::{EventDesc, Features, PerfData, Writer, MAX_ATTR_SIZE};
+    /// use perfbench::sys::{new_attr, raw};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-perfdata-create-{}", std::process::id()));
+    /// let mut attr = new_attr();
+    /// attr.size = MAX_ATTR_SIZE; // what perf 6.1 still reads
+    /// attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// attr.config = raw::PERF_COUNT_SW_CPU_CLOCK as u64;
+    /// attr.sample_type = u64::from(raw::PERF_SAMPLE_IP | raw::PERF_SAMPLE_TID);
+    /// let event = EventDesc { attr, ids: vec![42], name: "demo/fib".into() };
+    /// let path = dir.join("fib/perf.data"); // parent directories are created
+    /// let writer = Writer::create(&path, vec![event.clone()])?;
+    /// assert!(!path.exists(), "written under a temporary name until finished");
+    /// writer.finish(&Features::default())?;
+    /// let data = PerfData::read(&path)?;
+    /// assert_eq!(data.event_names, [("demo/fib".to_owned(), vec![42])]);
+    /// assert_eq!(data.attrs[0].0.len(), MAX_ATTR_SIZE as usize);
+    ///
+    /// let none = Writer::create(&path, Vec::new()).unwrap_err();
+    /// assert_eq!(none.kind(), std::io::ErrorKind::InvalidInput);
+    /// let mut other = event.clone();
+    /// other.attr.sample_type = u64::from(raw::PERF_SAMPLE_IP);
+    /// // Several events need PERF_SAMPLE_IDENTIFIER to tell their samples apart.
+    /// assert!(Writer::create(&path, vec![event, other]).is_err());
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn create(path: &Path, events: Vec<EventDesc>) -> io::Result<Writer> {
         let invalid = |m: &str| io::Error::new(io::ErrorKind::InvalidInput, m.to_owned());
         if events.is_empty() {
@@ -461,6 +586,25 @@ impl Writer {
 
     /// Appends records (whole records, back to back, as [`Ring::drain`](super::ring::Ring::drain)
     /// gives them or as the `*_record` functions make them).
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::{comm_record, Features, PerfData, Writer};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-perfdata-records-{}", std::process::id()));
+    /// # let mut attr = perfbench::sys::new_attr();
+    /// # attr.size = perfbench::profile::perfdata::MAX_ATTR_SIZE;
+    /// # attr.sample_type = u64::from(perfbench::sys::raw::PERF_SAMPLE_IP);
+    /// # let event = perfbench::profile::perfdata::EventDesc { attr, ids: vec![42], name: "demo/fib".into() };
+    /// let path = dir.join("perf.data");
+    /// let mut writer = Writer::create(&path, vec![event])?;
+    /// let comm = comm_record(7, 7, "bench");
+    /// writer.records(&comm)?;
+    /// assert_eq!(writer.data_len(), comm.len() as u64);
+    /// writer.finish(&Features::default())?;
+    /// assert_eq!(PerfData::read(&path)?.data, comm);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn records(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.out.write_all(bytes)?;
         self.data_len += bytes.len() as u64;
@@ -468,6 +612,25 @@ impl Writer {
     }
 
     /// Appends a `FINISHED_ROUND` (after each drain: perf may sort and flush what came before).
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::{Features, PerfData, Writer, RECORD_FINISHED_ROUND};
+    /// use perfbench::profile::record::header;
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-perfdata-round-{}", std::process::id()));
+    /// # let mut attr = perfbench::sys::new_attr();
+    /// # attr.size = perfbench::profile::perfdata::MAX_ATTR_SIZE;
+    /// # attr.sample_type = u64::from(perfbench::sys::raw::PERF_SAMPLE_IP);
+    /// # let event = perfbench::profile::perfdata::EventDesc { attr, ids: vec![42], name: "demo/fib".into() };
+    /// let path = dir.join("perf.data");
+    /// let mut writer = Writer::create(&path, vec![event])?;
+    /// writer.finished_round()?;
+    /// assert_eq!(writer.data_len(), 8); // a bare header
+    /// writer.finish(&Features::default())?;
+    /// assert_eq!(header(&PerfData::read(&path)?.data)?.kind, RECORD_FINISHED_ROUND);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn finished_round(&mut self) -> io::Result<()> {
         let mut r = Vec::with_capacity(8);
         put_header(&mut r, RECORD_FINISHED_ROUND, 0, 8);
@@ -476,6 +639,31 @@ impl Writer {
 
     /// Appends COMM for this thread and MMAP2 for every executable mapping of this process:
     /// what `perf report` needs to name the code the samples hit.
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::{Features, PerfData, Writer};
+    /// use perfbench::profile::record::{header, split};
+    /// use perfbench::sys::raw;
+    /// use std::path::Path;
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-perfdata-process-{}", std::process::id()));
+    /// # let mut attr = perfbench::sys::new_attr();
+    /// # attr.size = perfbench::profile::perfdata::MAX_ATTR_SIZE;
+    /// # attr.sample_type = u64::from(perfbench::sys::raw::PERF_SAMPLE_IP);
+    /// # let event = perfbench::profile::perfdata::EventDesc { attr, ids: vec![42], name: "demo/fib".into() };
+    /// let path = dir.join("perf.data");
+    /// let mut writer = Writer::create(&path, vec![event])?;
+    /// let maps = writer.this_process()?;
+    /// let me = std::env::current_exe()?;
+    /// assert!(maps.iter().any(|m| Path::new(&m.path) == me), "this program's code is mapped");
+    /// writer.finish(&Features::default())?;
+    /// let data = PerfData::read(&path)?.data;
+    /// let kinds: Vec<u32> = split(&data).map(|r| header(r.unwrap()).unwrap().kind).collect();
+    /// assert_eq!(kinds[0], raw::PERF_RECORD_COMM);
+    /// assert_eq!(kinds[1..], vec![raw::PERF_RECORD_MMAP2; maps.len()]);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn this_process(&mut self) -> io::Result<Vec<Mapping>> {
         let pid = std::process::id();
         let tid = sys::gettid() as u32;
@@ -490,11 +678,36 @@ impl Writer {
     }
 
     /// Bytes of records written so far.
+    ///
+    /// See [`Writer::records`] for an example.
     pub fn data_len(&self) -> u64 {
         self.data_len
     }
 
     /// Writes the features and the header, syncs, and renames the file into place.
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::{Features, PerfData, Writer};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-perfdata-finish-{}", std::process::id()));
+    /// # let mut attr = perfbench::sys::new_attr();
+    /// # attr.size = perfbench::profile::perfdata::MAX_ATTR_SIZE;
+    /// # attr.sample_type = u64::from(perfbench::sys::raw::PERF_SAMPLE_IP);
+    /// # let event = perfbench::profile::perfdata::EventDesc { attr, ids: vec![42], name: "demo/fib".into() };
+    /// let path = dir.join("perf.data");
+    /// let features = Features {
+    ///     hostname: Some("bench-host".into()),
+    ///     nr_cpus: Some((16, 8)),
+    ///     sample_time: Some((1_000, 9_000)),
+    ///     ..Features::default()
+    /// };
+    /// assert_eq!(Writer::create(&path, vec![event])?.finish(&features)?, path);
+    /// assert_eq!(std::fs::read_dir(&dir)?.count(), 1, "no temporary file left");
+    /// let data = PerfData::read(&path)?;
+    /// assert_eq!(data.features, features);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn finish(mut self, features: &Features) -> io::Result<PathBuf> {
         let sections = feature_payloads(features, &self.events);
         let table_at = self.data_start + self.data_len;
@@ -703,6 +916,27 @@ impl Cursor<'_> {
 
 impl PerfData {
     /// Reads a whole perf.data file.
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::{Features, PerfData, Writer};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-perfdata-read-{}", std::process::id()));
+    /// # let mut attr = perfbench::sys::new_attr();
+    /// # attr.size = perfbench::profile::perfdata::MAX_ATTR_SIZE;
+    /// # attr.sample_type = u64::from(perfbench::sys::raw::PERF_SAMPLE_IP);
+    /// # let event = perfbench::profile::perfdata::EventDesc { attr, ids: vec![42], name: "demo/fib".into() };
+    /// let path = dir.join("perf.data");
+    /// Writer::create(&path, vec![event])?.finish(&Features::default())?;
+    /// let data = PerfData::read(&path)?;
+    /// assert!(!data.swapped);
+    /// assert_eq!(data.attrs.len(), 1);
+    /// assert!(data.data.is_empty());
+    ///
+    /// let missing = PerfData::read(&dir.join("missing.data")).unwrap_err();
+    /// assert!(missing.to_string().contains("missing.data: cannot read"), "{missing}");
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn read(path: &Path) -> Result<PerfData, ReadError> {
         let data = std::fs::read(path)
             .map_err(|e| ReadError(format!("{}: cannot read: {e}", path.display())))?;
@@ -710,6 +944,28 @@ impl PerfData {
     }
 
     /// Reads a perf.data file from its bytes.
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::{feature, Features, PerfData, Writer};
+    ///
+    /// # let dir = std::env::temp_dir().join(format!("perfbench-doc-perfdata-parse-{}", std::process::id()));
+    /// # let mut attr = perfbench::sys::new_attr();
+    /// # attr.size = perfbench::profile::perfdata::MAX_ATTR_SIZE;
+    /// # attr.sample_type = u64::from(perfbench::sys::raw::PERF_SAMPLE_IP);
+    /// # let event = perfbench::profile::perfdata::EventDesc { attr, ids: vec![42], name: "demo/fib".into() };
+    /// let path = dir.join("perf.data");
+    /// Writer::create(&path, vec![event])?.finish(&Features::default())?;
+    /// let bytes = std::fs::read(&path)?;
+    /// let data = PerfData::parse(&bytes)?;
+    /// assert_eq!(data.feature_bits, [feature::EVENT_DESC]); // always written
+    ///
+    /// let e = PerfData::parse(b"#!/bin/sh\n").unwrap_err();
+    /// assert!(e.to_string().starts_with("not a perf.data file"), "{e}");
+    /// let e = PerfData::parse(&bytes[..bytes.len() - 1]).unwrap_err();
+    /// assert!(e.to_string().contains("runs past the end of the file"), "{e}");
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn parse(bytes: &[u8]) -> Result<PerfData, ReadError> {
         let magic = bytes
             .get(..8)

@@ -52,6 +52,15 @@ impl ByteOrder {
     };
 
     /// The other byte order.
+    ///
+    /// ```
+    /// use perfbench::profile::record::ByteOrder;
+    ///
+    /// let other = ByteOrder::NATIVE.swapped();
+    /// assert_ne!(other, ByteOrder::NATIVE);
+    /// assert_eq!(other.swapped(), ByteOrder::NATIVE);
+    /// assert_eq!(ByteOrder::Little.swapped(), ByteOrder::Big);
+    /// ```
     pub fn swapped(self) -> ByteOrder {
         match self {
             ByteOrder::Little => ByteOrder::Big,
@@ -107,6 +116,21 @@ pub struct SampleFormat {
 impl SampleFormat {
     /// The format of records written by an event opened with `attr`, in a group of
     /// `group_members` events (1 for an event alone, 0 if not known).
+    ///
+    /// ```
+    /// use perfbench::profile::record::SampleFormat;
+    /// use perfbench::sys::{new_attr, raw};
+    ///
+    /// let mut attr = new_attr();
+    /// let sample_type = raw::PERF_SAMPLE_IP | raw::PERF_SAMPLE_TID | raw::PERF_SAMPLE_READ;
+    /// attr.sample_type = sample_type.into();
+    /// attr.read_format = u64::from(raw::PERF_FORMAT_GROUP | raw::PERF_FORMAT_ID);
+    /// attr.set_sample_id_all(1);
+    /// let format = SampleFormat::from_attr(&attr, 3); // a leader and two siblings
+    /// assert_eq!((format.sample_type, format.read_format), (attr.sample_type, attr.read_format));
+    /// assert!(format.sample_id_all);
+    /// assert_eq!(format.group_members, 3);
+    /// ```
     pub fn from_attr(attr: &sys::Attr, group_members: usize) -> SampleFormat {
         SampleFormat {
             sample_type: attr.sample_type,
@@ -121,6 +145,17 @@ impl SampleFormat {
 
     /// Bytes of the [`SampleId`] trailer of every non-sample record (0 without
     /// `sample_id_all`): perf's `id_hdr_size`.
+    ///
+    /// ```
+    /// use perfbench::profile::record::SampleFormat;
+    /// use perfbench::sys::raw;
+    ///
+    /// let sample_type = raw::PERF_SAMPLE_IP | raw::PERF_SAMPLE_TID | raw::PERF_SAMPLE_TIME;
+    /// let mut format = SampleFormat { sample_type: sample_type.into(), ..Default::default() };
+    /// assert_eq!(format.sample_id_size(), 0);
+    /// format.sample_id_all = true;
+    /// assert_eq!(format.sample_id_size(), 16); // pid and tid, time (the IP is a sample's alone)
+    /// ```
     pub fn sample_id_size(&self) -> usize {
         if !self.sample_id_all {
             return 0;
@@ -159,11 +194,37 @@ pub struct Header {
 }
 
 /// Reads the header at the start of `bytes`, in this machine's byte order.
+///
+/// ```
+/// use perfbench::profile::perfdata::comm_record;
+/// use perfbench::profile::record::{header, Header, Problem};
+/// use perfbench::sys::raw;
+///
+/// let comm = comm_record(42, 42, "bench");
+/// let h = header(&comm)?;
+/// assert_eq!(h, Header { kind: raw::PERF_RECORD_COMM, misc: 0, size: comm.len() as u16 });
+///
+/// assert!(matches!(header(&comm[..5]).unwrap_err().problem, Problem::Truncated { .. }));
+/// let zero = [0u8; 8]; // size 0: a reader would never advance past it
+/// assert_eq!(header(&zero).unwrap_err().problem, Problem::SizeBelowHeader { size: 0 });
+/// # Ok::<(), perfbench::profile::record::RecordError>(())
+/// ```
 pub fn header(bytes: &[u8]) -> Result<Header, RecordError> {
     header_in(bytes, ByteOrder::NATIVE)
 }
 
 /// [`header`] for records in `order`.
+///
+/// ```
+/// use perfbench::profile::record::{header_in, ByteOrder};
+///
+/// // A big-endian machine's PERF_RECORD_SAMPLE (type 9) of 16 bytes, misc 2 (user space).
+/// let bytes = [0, 0, 0, 9, 0, 2, 0, 16];
+/// let h = header_in(&bytes, ByteOrder::Big)?;
+/// assert_eq!((h.kind, h.misc, h.size), (9, 2, 16));
+/// assert_eq!(header_in(&bytes, ByteOrder::Little)?.size, 16 << 8);
+/// # Ok::<(), perfbench::profile::record::RecordError>(())
+/// ```
 pub fn header_in(bytes: &[u8], order: ByteOrder) -> Result<Header, RecordError> {
     let mut r = Reader::new(bytes, order);
     if bytes.len() < HEADER_SIZE {
@@ -225,6 +286,32 @@ pub enum Record<'a> {
 
 impl Record<'_> {
     /// The [`SampleId`] trailer of a non-sample record, when the event has `sample_id_all`.
+    ///
+    /// A `PERF_RECORD_LOST` of an event with `sample_id_all` and `PERF_SAMPLE_TID`:
+    ///
+    /// ```
+    /// use perfbench::profile::record::{parse, Record, SampleFormat, SampleId};
+    /// use perfbench::sys::raw;
+    ///
+    /// let mut bytes = Vec::new();
+    /// bytes.extend_from_slice(&raw::PERF_RECORD_LOST.to_ne_bytes());
+    /// bytes.extend_from_slice(&0u16.to_ne_bytes()); // misc
+    /// bytes.extend_from_slice(&32u16.to_ne_bytes()); // size
+    /// bytes.extend_from_slice(&7u64.to_ne_bytes()); // id
+    /// bytes.extend_from_slice(&3u64.to_ne_bytes()); // lost
+    /// bytes.extend_from_slice(&100u32.to_ne_bytes()); // sample_id: pid
+    /// bytes.extend_from_slice(&101u32.to_ne_bytes()); // sample_id: tid
+    /// let format = SampleFormat {
+    ///     sample_type: raw::PERF_SAMPLE_TID.into(),
+    ///     sample_id_all: true,
+    ///     ..SampleFormat::default()
+    /// };
+    /// let record = parse(&format, &bytes)?;
+    /// assert!(matches!(record, Record::Lost(ref l) if (l.id, l.lost) == (7, 3)));
+    /// let want = SampleId { pid: Some(100), tid: Some(101), ..SampleId::default() };
+    /// assert_eq!(record.sample_id(), Some(&want));
+    /// # Ok::<(), perfbench::profile::record::RecordError>(())
+    /// ```
     pub fn sample_id(&self) -> Option<&SampleId> {
         match self {
             Record::Mmap(m) => m.sample_id.as_ref(),
@@ -353,6 +440,17 @@ pub struct Regs {
 
 impl Regs {
     /// The value of register `reg` (a `PERF_REG_<arch>_*` number), if it was taken.
+    ///
+    /// ```
+    /// use perfbench::profile::record::Regs;
+    ///
+    /// // Registers 3 and 6 were asked for (`sample_regs_user` = 0b100_1000), lowest first.
+    /// let regs = Regs { abi: 2, mask: 0b100_1000, values: vec![0x33, 0x66] };
+    /// assert_eq!((regs.get(3), regs.get(6)), (Some(0x33), Some(0x66)));
+    /// assert_eq!((regs.get(4), regs.get(64)), (None, None));
+    /// // A kernel thread: no registers (ABI NONE).
+    /// assert_eq!(Regs { abi: 0, mask: 0b100_1000, values: vec![] }.get(3), None);
+    /// ```
     pub fn get(&self, reg: u32) -> Option<u64> {
         if reg >= 64 || self.mask & (1 << reg) == 0 {
             return None;
@@ -374,6 +472,15 @@ pub struct StackUser<'a> {
 
 impl<'a> StackUser<'a> {
     /// The bytes that were really copied: `data[..dyn_size]`.
+    ///
+    /// ```
+    /// use perfbench::profile::record::StackUser;
+    ///
+    /// let dump = [1u8, 2, 3, 4, 5, 6, 7, 8];
+    /// let stack = StackUser { data: &dump, dyn_size: Some(3) }; // 8 bytes asked for, 3 copied
+    /// assert_eq!(stack.dumped(), &[1, 2, 3]);
+    /// assert!(StackUser::default().dumped().is_empty());
+    /// ```
     pub fn dumped(&self) -> &'a [u8] {
         let n = self.dyn_size.unwrap_or(0).min(self.data.len() as u64) as usize;
         &self.data[..n]
@@ -522,11 +629,65 @@ pub struct Throttle {
 }
 
 /// Decodes one whole record (header included, nothing after it) in this machine's byte order.
+///
+/// A sample of `sample_type` `IP | TID | TIME`, then the same sample cut short:
+///
+/// ```
+/// use perfbench::profile::record::{parse, Problem, Record, SampleFormat};
+/// use perfbench::sys::raw;
+///
+/// let sample_type = raw::PERF_SAMPLE_IP | raw::PERF_SAMPLE_TID | raw::PERF_SAMPLE_TIME;
+/// let format = SampleFormat { sample_type: sample_type.into(), ..SampleFormat::default() };
+/// let mut bytes = Vec::new();
+/// bytes.extend_from_slice(&raw::PERF_RECORD_SAMPLE.to_ne_bytes());
+/// bytes.extend_from_slice(&(raw::PERF_RECORD_MISC_USER as u16).to_ne_bytes());
+/// bytes.extend_from_slice(&32u16.to_ne_bytes()); // size
+/// bytes.extend_from_slice(&0x40_1234u64.to_ne_bytes()); // ip
+/// bytes.extend_from_slice(&100u32.to_ne_bytes()); // pid
+/// bytes.extend_from_slice(&101u32.to_ne_bytes()); // tid
+/// bytes.extend_from_slice(&5_000u64.to_ne_bytes()); // time
+///
+/// let Record::Sample(s) = parse(&format, &bytes)? else { panic!("a sample") };
+/// assert_eq!((s.ip, s.pid, s.tid, s.time), (Some(0x40_1234), Some(100), Some(101), Some(5_000)));
+/// assert_eq!((s.period, s.callchain), (None, None)); // not in this sample_type
+///
+/// bytes.truncate(24);
+/// bytes[6..8].copy_from_slice(&24u16.to_ne_bytes());
+/// let e = parse(&format, &bytes).unwrap_err();
+/// assert_eq!((e.field, e.offset), ("sample.time", 24));
+/// assert_eq!(e.problem, Problem::Truncated { needed: 8, left: 0 });
+/// let text = "bad perf record: `sample.time` at byte 24: needs 8 bytes but only 0 are left";
+/// assert_eq!(e.to_string(), text);
+/// # Ok::<(), perfbench::profile::record::RecordError>(())
+/// ```
 pub fn parse<'a>(format: &SampleFormat, record: &'a [u8]) -> Result<Record<'a>, RecordError> {
     parse_in(format, record, ByteOrder::NATIVE)
 }
 
 /// [`parse`] for a record in `order`.
+///
+/// A sample recorded on a machine of the other byte order (`sample_type` `IP`):
+///
+/// ```
+/// use perfbench::profile::record::{parse_in, ByteOrder, Record, SampleFormat};
+/// use perfbench::sys::raw;
+///
+/// # // Words in `order`.
+/// # let put = |out: &mut Vec<u8>, order: ByteOrder, bytes: &[u8]| match order {
+/// #     ByteOrder::Little => out.extend(bytes.iter().rev()),
+/// #     ByteOrder::Big => out.extend(bytes.iter()),
+/// # };
+/// let order = ByteOrder::NATIVE.swapped();
+/// let mut bytes = Vec::new();
+/// put(&mut bytes, order, &raw::PERF_RECORD_SAMPLE.to_be_bytes());
+/// put(&mut bytes, order, &0u16.to_be_bytes()); // misc
+/// put(&mut bytes, order, &16u16.to_be_bytes()); // size
+/// put(&mut bytes, order, &0x40_1234u64.to_be_bytes()); // ip
+/// let format = SampleFormat { sample_type: raw::PERF_SAMPLE_IP.into(), ..Default::default() };
+/// let Record::Sample(s) = parse_in(&format, &bytes, order)? else { panic!("a sample") };
+/// assert_eq!(s.ip, Some(0x40_1234));
+/// # Ok::<(), perfbench::profile::record::RecordError>(())
+/// ```
 pub fn parse_in<'a>(
     format: &SampleFormat,
     record: &'a [u8],
@@ -571,11 +732,52 @@ pub fn parse_in<'a>(
 /// Walks `buf`, a run of back-to-back records, yielding each whole record (header included) in
 /// this machine's byte order. It stops after the first error: a header cut short, a size below
 /// 8, or a size that runs past the buffer. Error offsets count from the start of `buf`.
+///
+/// ```
+/// use perfbench::profile::perfdata::{comm_record, executable_mappings, mmap2_record};
+/// use perfbench::profile::record::{header, split};
+/// use perfbench::sys::raw;
+///
+/// let maps = executable_mappings("55d0c0000000-55d0c0010000 r-xp 00001000 fd:01 42 /bin/bench");
+/// let mut buf = comm_record(42, 42, "bench");
+/// buf.extend(mmap2_record(42, 42, &maps[0]));
+/// let kinds: Vec<u32> = split(&buf).map(|r| header(r.unwrap()).unwrap().kind).collect();
+/// assert_eq!(kinds, [raw::PERF_RECORD_COMM, raw::PERF_RECORD_MMAP2]);
+///
+/// // Cut short: the whole records, then one error, then nothing.
+/// let mut records = split(&buf[..buf.len() - 8]);
+/// assert!(records.next().unwrap().is_ok());
+/// let e = records.next().unwrap().unwrap_err();
+/// assert_eq!((e.field, e.offset), ("header.size", comm_record(42, 42, "bench").len() + 6));
+/// assert!(records.next().is_none());
+/// ```
 pub fn split(buf: &[u8]) -> Split<'_> {
     split_in(buf, ByteOrder::NATIVE)
 }
 
 /// [`split`] for records in `order`.
+///
+/// ```
+/// use perfbench::profile::record::{header_in, split_in, ByteOrder};
+///
+/// # // Words in `order`.
+/// # let put = |out: &mut Vec<u8>, order: ByteOrder, bytes: &[u8]| match order {
+/// #     ByteOrder::Little => out.extend(bytes.iter().rev()),
+/// #     ByteOrder::Big => out.extend(bytes.iter()),
+/// # };
+/// // Two bare records (type 68, perf's FINISHED_ROUND) in the other byte order.
+/// let order = ByteOrder::NATIVE.swapped();
+/// let mut buf = Vec::new();
+/// for _ in 0..2 {
+///     put(&mut buf, order, &68u32.to_be_bytes());
+///     put(&mut buf, order, &0u16.to_be_bytes());
+///     put(&mut buf, order, &8u16.to_be_bytes());
+/// }
+/// let records: Vec<&[u8]> = split_in(&buf, order).collect::<Result<_, _>>()?;
+/// assert_eq!(records.len(), 2);
+/// assert_eq!(header_in(records[1], order)?.kind, 68);
+/// # Ok::<(), perfbench::profile::record::RecordError>(())
+/// ```
 pub fn split_in(buf: &[u8], order: ByteOrder) -> Split<'_> {
     Split {
         buf,
@@ -596,6 +798,20 @@ pub struct Split<'a> {
 
 impl<'a> Split<'a> {
     /// Where the next record starts in the buffer (its length once every record was yielded).
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::comm_record;
+    /// use perfbench::profile::record::split;
+    ///
+    /// let mut buf = comm_record(1, 1, "a");
+    /// buf.extend(comm_record(1, 1, "b"));
+    /// let mut records = split(&buf);
+    /// assert_eq!(records.offset(), 0);
+    /// records.next();
+    /// assert_eq!(records.offset(), buf.len() / 2);
+    /// records.next();
+    /// assert_eq!(records.offset(), buf.len());
+    /// ```
     pub fn offset(&self) -> usize {
         self.pos
     }

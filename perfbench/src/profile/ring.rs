@@ -89,6 +89,38 @@ fn header(bytes: &[u8]) -> (u32, u16) {
 
 impl Ring {
     /// Maps `data_pages` (a power of two) of ring buffer for the sampling event `fd`.
+    ///
+    /// Draining a `cpu-clock` sampling event of this thread (every 100 µs of its CPU time):
+    ///
+    /// ```
+    /// use perfbench::profile::ring::Ring;
+    /// use perfbench::sys::{new_attr, page_size, raw, EventFd, Scope};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let mut attr = new_attr();
+    /// attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// attr.config = raw::PERF_COUNT_SW_CPU_CLOCK as u64;
+    /// attr.__bindgen_anon_1.sample_period = 100_000;
+    /// attr.sample_type = raw::PERF_SAMPLE_IP as u64;
+    /// attr.set_disabled(1);
+    /// attr.set_exclude_kernel(1);
+    /// attr.set_exclude_hv(1);
+    /// let clock = EventFd::open(&mut attr, 0, -1, None).expect("cpu-clock sampling opens");
+    /// let mut ring = Ring::new(&clock, 4)?;
+    /// assert_eq!(ring.capacity(), 4 * page_size());
+    ///
+    /// let mut records = Vec::new();
+    /// clock.enable(Scope::Event)?;
+    /// let deadline = Instant::now() + Duration::from_secs(30);
+    /// while ring.stats().samples < 3 && Instant::now() < deadline {
+    ///     std::hint::black_box((0..10_000u64).sum::<u64>());
+    ///     ring.drain(&mut records).unwrap();
+    /// }
+    /// clock.disable(Scope::Event)?;
+    /// assert!(ring.stats().samples >= 3);
+    /// assert_eq!(ring.stats().bytes, records.len() as u64);
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn new(fd: &EventFd, data_pages: usize) -> Result<Ring, sys::Errno> {
         Ok(Ring {
             map: fd.map_ring(data_pages)?,
@@ -98,6 +130,27 @@ impl Ring {
 
     /// A ring in anonymous memory with no event behind it, for tests and benchmarks of the
     /// reader: [`Ring::produce`] plays the kernel.
+    ///
+    /// ```
+    /// use perfbench::profile::ring::Ring;
+    /// use perfbench::sys::{page_size, raw};
+    ///
+    /// # // A record: `kind`, `size` bytes (header included), the rest zero.
+    /// # fn record(kind: u32, size: u16) -> Vec<u8> {
+    /// #     let mut r = vec![0u8; usize::from(size)];
+    /// #     r[..4].copy_from_slice(&kind.to_ne_bytes());
+    /// #     r[6..8].copy_from_slice(&size.to_ne_bytes());
+    /// #     r
+    /// # }
+    /// let mut ring = Ring::simulated(1)?;
+    /// assert_eq!(ring.capacity(), page_size());
+    /// let sample = record(raw::PERF_RECORD_SAMPLE, 40);
+    /// assert_eq!(ring.produce(&sample), 40);
+    /// let mut out = Vec::new();
+    /// assert_eq!(ring.drain(&mut out).unwrap(), 40);
+    /// assert_eq!(out, sample);
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn simulated(data_pages: usize) -> Result<Ring, sys::Errno> {
         Ok(Ring {
             map: MappedRing::anonymous(data_pages)?,
@@ -108,6 +161,31 @@ impl Ring {
     /// The kernel's side of a [`simulated`](Ring::simulated) ring: appends whole records
     /// from `records` (back to back) while they fit in the free space, publishes the head,
     /// and returns how many bytes went in.
+    ///
+    /// Only whole records go in, and only while they fit:
+    ///
+    /// ```
+    /// use perfbench::profile::ring::Ring;
+    /// use perfbench::sys::raw;
+    ///
+    /// # // A record: `kind`, `size` bytes (header included), the rest zero.
+    /// # fn record(kind: u32, size: u16) -> Vec<u8> {
+    /// #     let mut r = vec![0u8; usize::from(size)];
+    /// #     r[..4].copy_from_slice(&kind.to_ne_bytes());
+    /// #     r[6..8].copy_from_slice(&size.to_ne_bytes());
+    /// #     r
+    /// # }
+    /// let mut ring = Ring::simulated(1)?;
+    /// let cap = ring.capacity();
+    /// let big = record(raw::PERF_RECORD_SAMPLE, (cap / 2) as u16);
+    /// let mut two = big.clone();
+    /// two.extend_from_slice(&big);
+    /// assert_eq!(ring.produce(&two), cap); // both fit: the ring is full
+    /// assert_eq!(ring.produce(&record(raw::PERF_RECORD_SAMPLE, 8)), 0); // no room left
+    /// ring.drain(&mut Vec::new()).unwrap(); // the reader frees the space
+    /// assert_eq!(ring.produce(&two[..cap / 2 + 8]), cap / 2); // a cut-off record stays out
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn produce(&mut self, records: &[u8]) -> usize {
         let head = self.map.head();
         let free = self.map.data_len() as u64 - (head - self.map.tail());
@@ -126,17 +204,79 @@ impl Ring {
     }
 
     /// The data area's size in bytes.
+    ///
+    /// See [`Ring::simulated`] for an example.
     pub fn capacity(&self) -> usize {
         self.map.data_len()
     }
 
     /// What has been drained so far.
+    ///
+    /// ```
+    /// use perfbench::profile::ring::{DrainStats, Ring};
+    /// use perfbench::sys::raw;
+    ///
+    /// # // A record: `kind`, `size` bytes (header included), the rest zero.
+    /// # fn record(kind: u32, size: u16) -> Vec<u8> {
+    /// #     let mut r = vec![0u8; usize::from(size)];
+    /// #     r[..4].copy_from_slice(&kind.to_ne_bytes());
+    /// #     r[6..8].copy_from_slice(&size.to_ne_bytes());
+    /// #     r
+    /// # }
+    /// let mut ring = Ring::simulated(1)?;
+    /// let mut lost = record(raw::PERF_RECORD_LOST, 24); // header, id, how many were lost
+    /// lost[16..24].copy_from_slice(&17u64.to_ne_bytes());
+    /// ring.produce(&record(raw::PERF_RECORD_SAMPLE, 16));
+    /// ring.produce(&lost);
+    /// ring.produce(&record(raw::PERF_RECORD_THROTTLE, 24));
+    /// assert_eq!(ring.stats(), DrainStats::default()); // counted when drained
+    /// ring.drain(&mut Vec::new()).unwrap();
+    /// let s = ring.stats();
+    /// assert_eq!((s.records, s.bytes, s.samples), (3, 64, 1));
+    /// assert_eq!((s.lost_records, s.lost, s.throttled, s.unthrottled), (1, 17, 1, 0));
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn stats(&self) -> DrainStats {
         self.stats
     }
 
     /// Appends every whole record now in the buffer to `out` (back to back, each with its
     /// header) and frees their space. Returns how many bytes were appended.
+    ///
+    /// Records come out whole and in order, also where they wrap around the end of the data area;
+    /// a record whose size cannot be right stops the drain:
+    ///
+    /// ```
+    /// use perfbench::profile::ring::{Ring, RingError};
+    /// use perfbench::sys::raw;
+    ///
+    /// # // A record: `kind`, `size` bytes (header included), the rest zero.
+    /// # fn record(kind: u32, size: u16) -> Vec<u8> {
+    /// #     let mut r = vec![0u8; usize::from(size)];
+    /// #     r[..4].copy_from_slice(&kind.to_ne_bytes());
+    /// #     r[6..8].copy_from_slice(&size.to_ne_bytes());
+    /// #     r
+    /// # }
+    /// let mut ring = Ring::simulated(1)?;
+    /// let (mut want, mut got) = (Vec::new(), Vec::new());
+    /// let mut i = 0;
+    /// while want.len() < 3 * ring.capacity() {
+    ///     // Sizes that do not divide the page: records straddle its end again and again.
+    ///     let r = record(raw::PERF_RECORD_SAMPLE, 8 * (3 + i % 11));
+    ///     assert_eq!(ring.produce(&r), r.len());
+    ///     want.extend_from_slice(&r);
+    ///     ring.drain(&mut got).unwrap();
+    ///     i += 1;
+    /// }
+    /// assert_eq!(got, want);
+    ///
+    /// let mut ring = Ring::simulated(1)?;
+    /// ring.produce(&record(raw::PERF_RECORD_SAMPLE, 12)); // not a multiple of 8
+    /// let e = ring.drain(&mut Vec::new()).unwrap_err();
+    /// assert!(matches!(e, RingError::Corrupt { size: 12, .. }), "{e}");
+    /// assert!(e.to_string().ends_with("(not a multiple of 8)"), "{e}");
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     pub fn drain(&mut self, out: &mut Vec<u8>) -> Result<usize, RingError> {
         let tail = self.map.tail();
         let head = self.map.head();

@@ -80,6 +80,22 @@ pub struct Symbolizer {
 
 impl Symbolizer {
     /// A symbolizer over `maps` (binaries are read when first needed).
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::executable_mappings;
+    /// use perfbench::profile::symbols::Symbolizer;
+    ///
+    /// #[inline(never)]
+    /// fn perfbench_doc_hot() -> u64 {
+    ///     std::hint::black_box(42)
+    /// }
+    ///
+    /// let maps = executable_mappings(&std::fs::read_to_string("/proc/self/maps")?);
+    /// let mut symbols = Symbolizer::new(maps);
+    /// let ip = perfbench_doc_hot as *const () as u64;
+    /// assert!(symbols.name(ip).ends_with("perfbench_doc_hot"), "{}", symbols.name(ip));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn new(maps: Vec<Mapping>) -> Symbolizer {
         Symbolizer {
             maps,
@@ -116,11 +132,45 @@ impl Symbolizer {
 
     /// The function `ip` is in, or `[binary]+0xOFFSET` when the binary has no symbol for it,
     /// or `0xIP` when no mapping holds it.
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::executable_mappings;
+    /// use perfbench::profile::symbols::Symbolizer;
+    ///
+    /// #[inline(never)]
+    /// fn perfbench_doc_hot() -> u64 {
+    ///     std::hint::black_box(42)
+    /// }
+    ///
+    /// let maps = executable_mappings(&std::fs::read_to_string("/proc/self/maps")?);
+    /// let mut symbols = Symbolizer::new(maps);
+    /// let ip = perfbench_doc_hot as *const () as u64 + 4; // inside the function
+    /// let name = symbols.name(ip);
+    /// assert!(name.ends_with("perfbench_doc_hot"), "{name}"); // demangled, without the hash
+    /// assert_eq!(symbols.name(8), "0x8"); // no mapping holds it
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn name(&mut self, ip: u64) -> String {
         self.lookup(ip).map_or_else(|other| other, |(name, _)| name)
     }
 
     /// [`name`](Symbolizer::name) with the offset into the function: `fib+0x1c`.
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::executable_mappings;
+    /// use perfbench::profile::symbols::Symbolizer;
+    ///
+    /// #[inline(never)]
+    /// fn perfbench_doc_hot() -> u64 {
+    ///     std::hint::black_box(42)
+    /// }
+    ///
+    /// let maps = executable_mappings(&std::fs::read_to_string("/proc/self/maps")?);
+    /// let mut symbols = Symbolizer::new(maps);
+    /// let at = symbols.name_at(perfbench_doc_hot as *const () as u64 + 4);
+    /// assert!(at.ends_with("perfbench_doc_hot+0x4"), "{at}");
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn name_at(&mut self, ip: u64) -> String {
         self.lookup(ip)
             .map_or_else(|other| other, |(name, delta)| format!("{name}+{delta:#x}"))
@@ -128,6 +178,25 @@ impl Symbolizer {
 
     /// The `n` functions the most of `ips` are in, with their counts, most first (ties by
     /// name).
+    ///
+    /// ```
+    /// use perfbench::profile::perfdata::executable_mappings;
+    /// use perfbench::profile::symbols::Symbolizer;
+    ///
+    /// #[inline(never)]
+    /// fn perfbench_doc_hot() -> u64 {
+    ///     std::hint::black_box(42)
+    /// }
+    ///
+    /// let maps = executable_mappings(&std::fs::read_to_string("/proc/self/maps")?);
+    /// let mut symbols = Symbolizer::new(maps);
+    /// let hot = perfbench_doc_hot as *const () as u64;
+    /// let top = symbols.hottest(&[hot, hot + 1, 8, hot + 2, 16], 2);
+    /// assert_eq!(top.len(), 2);
+    /// assert!(top[0].0.ends_with("perfbench_doc_hot") && top[0].1 == 3, "{top:?}");
+    /// assert_eq!(top[1], ("0x10".to_owned(), 1)); // ties by name: "0x10" before "0x8"
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn hottest(&mut self, ips: &[u64], n: usize) -> Vec<(String, u64)> {
         let mut counts: HashMap<String, u64> = HashMap::new();
         for &ip in ips {
