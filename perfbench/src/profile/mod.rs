@@ -473,9 +473,7 @@ impl Sampler {
     /// let attr = sampler.attr();
     /// assert_eq!(attr.sample_type, sample_type(&options));
     /// assert_eq!(attr.size, MAX_ATTR_SIZE); // what perf.data files carry
-    /// assert_eq!((attr.disabled(), attr.freq()), (1, 0));
-    /// // SAFETY: without `freq`, the union holds the period.
-    /// assert_eq!(unsafe { attr.__bindgen_anon_1.sample_period }, 250_000);
+    /// assert_eq!((attr.disabled(), attr.freq()), (1, 0)); // a period, not a frequency
     /// # Ok::<(), perfbench::profile::ProfileError>(())
     /// ```
     pub fn attr(&self) -> &sys::Attr {
