@@ -80,18 +80,21 @@ impl Errno {
         }
     }
 
-    /// The C library's description of the error, followed by ` (os error N)` as
-    /// [`std::io::Error`] writes it: `No such file or directory (os error 2)`.
+    /// The C library's description of the error (`No such file or directory`), without the
+    /// ` (os error N)` that [`std::io::Error`] appends: messages name the errno already.
     ///
     /// ```
     /// use perfbench::sys::Errno;
     ///
-    /// let text = Errno(libc::ENOENT).description();
-    /// assert!(text.starts_with("No such file or directory"), "{text}");
-    /// assert!(text.ends_with("(os error 2)"), "{text}");
+    /// assert_eq!(Errno(libc::ENOENT).description(), "No such file or directory");
     /// ```
     pub fn description(self) -> String {
-        io::Error::from_raw_os_error(self.0).to_string()
+        let text = io::Error::from_raw_os_error(self.0).to_string();
+        let suffix = format!(" (os error {})", self.0);
+        match text.strip_suffix(&suffix) {
+            Some(plain) => plain.to_owned(),
+            None => text,
+        }
     }
 }
 
