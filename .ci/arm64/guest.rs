@@ -14,7 +14,7 @@
 //!    equal `read(2)`; a group of `instructions`, `cycles` and a sysfs-named event is
 //!    consistent; counts stay exact across 32-bit counter overflow; 64-bit counters are used or
 //!    refused with EOPNOTSUPP;
-//! 3. with `--suite=PATH`: a `perfbench::main!()` suite (`examples/arm64_suite.rs`) reports
+//! 3. with `--suite=PATH`: a `perfbench::main!()` suite (`.ci/arm64/suite.rs`) reports
 //!    exactly k instructions per iteration, and its change verdict against a baseline saved by
 //!    the same binary is `unchanged` for the same k and `regressed` for k + 1, every time.
 //!
