@@ -37,7 +37,7 @@ mod guest {
     use std::time::Instant;
 
     use perfbench::counters::arch::{self, Mrs};
-    use perfbench::counters::userpage::{Capability, FastReader, Registers};
+    use perfbench::counters::userpage::{reference, Capability, FastReader, Registers};
     use perfbench::counters::{CounterError, Counters, Group, GroupOptions, Reading};
     use perfbench::doctor::{self, Machine, Status};
     use perfbench::events::{self, Event, Pmu, Sysfs};
@@ -367,6 +367,7 @@ mod guest {
         phase_library(&mut c, &pmu, &sysfs, 1, expect_long.as_deref());
         let overhead = phase_exact_loops(&mut c, &bits);
         phase_every_register(&mut c, &bits);
+        phase_floor(&mut c, &bits, &sysfs);
         phase_sysfs_group(&mut c, &bits, &pmu, &sysfs);
         phase_overflow(&mut c, &bits, overhead);
         phase_long_counters(&mut c, &bits, expect_long.as_deref());
@@ -932,6 +933,189 @@ mod guest {
         );
     }
 
+    /// `Group::read`, `body(n)`, `Group::read`, as the harness's `Meter` uses it (the source
+    /// each read returns unused: the caller checks `fast_fallbacks` afterwards).
+    #[inline(never)]
+    fn bracket_floor(
+        g: &mut Group,
+        body: fn(u64),
+        n: u64,
+        a: &mut Reading,
+        b: &mut Reading,
+    ) -> bool {
+        let first = g.read(a).is_ok();
+        body(n);
+        g.read(b).is_ok() && first
+    }
+
+    /// The minimal read of `perfbench::counters::userpage::reference`, `body(n)`, the same
+    /// read: the floor a group bracket is held against.
+    #[inline(never)]
+    fn bracket_reference(
+        pages: &[MappedPage],
+        body: fn(u64),
+        n: u64,
+        a: &mut [u64],
+        b: &mut [u64],
+    ) -> bool {
+        let first = reference::read(pages, &Mrs, a);
+        body(n);
+        reference::read(pages, &Mrs, b) && first
+    }
+
+    /// The group bracket at the floor: for 1 to 7 members (`instructions` events, `cycles` as
+    /// the seventh, which only `PMCCNTR_EL0` can hold), the instructions of an empty-body
+    /// bracket through `Group::read` (what the harness does) against the minimal reference
+    /// read (`userpage::reference`), both exact k per iteration, and what `Group::read` adds
+    /// the same for every member count (nothing per member). The ratio is a figure (the goal
+    /// is 1.25).
+    fn phase_floor(c: &mut Checks, bits: &ArmBits, sysfs: &Sysfs) {
+        section("the bracket at the floor: Group::read against the minimal reference read");
+        let Some(insn) = parse_all(c, &["instructions".to_owned()], sysfs) else {
+            return;
+        };
+        let Some(cyc) = parse_all(c, &["cycles".to_owned()], sysfs) else {
+            return;
+        };
+        let mut excesses: Vec<u64> = Vec::new();
+        for m in 1..=7usize {
+            let names: Vec<String> = (0..m)
+                .map(|i| {
+                    if i == 6 {
+                        "cycles".to_owned()
+                    } else {
+                        format!("instructions#{i}")
+                    }
+                })
+                .collect();
+            let events: Vec<Event> = names
+                .iter()
+                .map(|name| Event {
+                    name: name.clone(),
+                    kind: if name == "cycles" { &cyc[0] } else { &insn[0] }
+                        .kind
+                        .clone(),
+                })
+                .collect();
+            let delta = |a: &[u64], b: &[u64]| -> Vec<u64> {
+                a.iter().zip(b).map(|(x, y)| y.wrapping_sub(*x)).collect()
+            };
+
+            // Group::read, as the harness's bracket does it.
+            let mut g = match Group::open(&events, &GroupOptions::default()) {
+                Ok(g) => g,
+                Err(e) => {
+                    c.check(false, format_args!("Group::open({names:?}): {e}"));
+                    continue;
+                }
+            };
+            let (mut a, mut b) = (Reading::with_len(m), Reading::with_len(m));
+            g.reset().expect("reset");
+            g.enable().expect("enable");
+            let mut group = |g: &mut Group, body: fn(u64), n: u64| -> Vec<Vec<u64>> {
+                (0..SAMPLES)
+                    .map(|_| {
+                        assert!(bracket_floor(g, body, n, &mut a, &mut b), "Group::read");
+                        delta(&a.values, &b.values)
+                    })
+                    .collect()
+            };
+            let base = group(&mut g, empty, 1);
+            let d = group(&mut g, loop16, N);
+            g.disable().expect("disable");
+            let group_ok = g.source() == Source::Mrs
+                && g.fast_fallbacks() == 0
+                && base.windows(2).all(|w| w[0] == w[1])
+                && d.windows(2).all(|w| w[0] == w[1])
+                && base[0].iter().all(|&x| x == base[0][0])
+                && d[0]
+                    .iter()
+                    .zip(&base[0])
+                    .all(|(d, b)| d.wrapping_sub(*b) == 16 * N);
+            c.check(
+                group_ok,
+                format_args!(
+                    "{m} members: Group::read via mrs, bracket {:?} for every member and \
+                     sample, k=16 exact",
+                    base[0]
+                ),
+            );
+            drop(g);
+
+            // The reference on a raw group of the same events.
+            let specs: Vec<(&str, sys::Attr)> = names
+                .iter()
+                .map(|n| {
+                    let config = if n == "cycles" {
+                        raw::PERF_COUNT_HW_CPU_CYCLES
+                    } else {
+                        raw::PERF_COUNT_HW_INSTRUCTIONS
+                    };
+                    (n.as_str(), hw_attr(config, bits.rdpmc))
+                })
+                .collect();
+            let raw_group = match RawGroup::open(&specs, false) {
+                Ok(g) => g,
+                Err(e) => {
+                    c.check(false, e);
+                    continue;
+                }
+            };
+            raw_group.start();
+            let pages = raw_group.fast.pages();
+            let (mut ra, mut rb) = (vec![0u64; m], vec![0u64; m]);
+            let mut minimal = |body: fn(u64), n: u64| -> Vec<Vec<u64>> {
+                (0..SAMPLES)
+                    .map(|_| {
+                        let ok = bracket_reference(pages, body, n, &mut ra, &mut rb);
+                        assert!(ok, "the reference read declined");
+                        delta(&ra, &rb)
+                    })
+                    .collect()
+            };
+            let rbase = minimal(empty, 1);
+            let rd = minimal(loop16, N);
+            raw_group.stop();
+            c.check(
+                rbase.windows(2).all(|w| w[0] == w[1])
+                    && rbase[0].iter().all(|&x| x == rbase[0][0])
+                    && rd[0]
+                        .iter()
+                        .zip(&rbase[0])
+                        .all(|(d, b)| d.wrapping_sub(*b) == 16 * N),
+                format_args!(
+                    "{m} members: reference bracket {:?} for every member and sample, k=16 exact",
+                    rbase[0]
+                ),
+            );
+            let ratio = base[0][0] as f64 / rbase[0][0] as f64;
+            println!(
+                "{m} members: Group::read bracket {} instructions, reference {}: ratio {ratio:.3} \
+                 (goal <= 1.25)",
+                base[0][0], rbase[0][0]
+            );
+            // What Group::read adds is per read, never per member: the same excess for every
+            // member count from 2 on (the leader is read apart from the other members, whose
+            // loop a 1-member group skips), and no more with 1 member.
+            let excess = base[0][0].wrapping_sub(rbase[0][0]);
+            excesses.push(excess);
+            let from_two = excesses.get(1).copied().unwrap_or(excess);
+            c.check(
+                base[0][0] >= rbase[0][0] && excess <= from_two && (m == 1 || excess == from_two),
+                format_args!(
+                    "{m} members: Group::read exceeds the reference by {excess} instructions \
+                     (with 2 members: {from_two}): nothing per member"
+                ),
+            );
+            figure(format_args!("floor m={m} Group::read bracket"), base[0][0]);
+            figure(format_args!("floor m={m} reference bracket"), rbase[0][0]);
+            figure(
+                format_args!("floor m={m} ratio"),
+                format_args!("{ratio:.3}"),
+            );
+        }
+    }
+
     /// `instructions`, `cycles` and `<pmu>/inst_retired/` (parsed by perfbench::events from
     /// sysfs) in one group.
     fn phase_sysfs_group(c: &mut Checks, bits: &ArmBits, pmu: &Pmu, sysfs: &Sysfs) {
@@ -1390,6 +1574,77 @@ mod guest {
                     format_args!("suite {id} {counter}"),
                     format_args!("{:?}", r.per_iteration.first()),
                 );
+            }
+        }
+
+        // Work the compiled sample loop does once per sample (loading the captured `n`) must
+        // not show in an exact count: a whole number in every sample, 2n + c, and the two
+        // loops exactly 20 apart.
+        let captured: Vec<Option<Vec<f64>>> = [10u64, 20]
+            .iter()
+            .map(|n| {
+                report
+                    .bench(&format!("arm64/captured_{n}"))
+                    .and_then(|b| b.counter("instructions"))
+                    .map(|r| r.per_iteration.clone())
+            })
+            .collect();
+        let whole = |v: &Option<Vec<f64>>| {
+            v.as_ref()
+                .filter(|v| !v.is_empty() && v.iter().all(|x| *x == v[0] && x.fract() == 0.0))
+                .map(|v| v[0])
+        };
+        c.check(
+            matches!(
+                (whole(&captured[0]), whole(&captured[1])),
+                (Some(a), Some(b)) if (20.0..=24.0).contains(&a) && b - a == 20.0
+            ),
+            format_args!(
+                "captured n: instructions per iteration a whole number in every sample, \
+                 2n + c, 20 apart (n = 10: {:?}; n = 20: {:?})",
+                captured[0].as_ref().and_then(|v| v.first()),
+                captured[1].as_ref().and_then(|v| v.first()),
+            ),
+        );
+        for (n, v) in [10, 20].iter().zip(&captured) {
+            figure(
+                format_args!("suite arm64/captured_{n} instructions"),
+                format_args!("{:?}", v.as_ref().and_then(|v| v.first())),
+            );
+        }
+
+        // iter_batched, one input per bracket: exactly 0 per iteration, and the calibration's
+        // overhead per iteration is the harness's bracket.
+        match report
+            .bench("arm64/batched_empty")
+            .and_then(|b| b.counter("instructions"))
+        {
+            Some(r) => {
+                let per = r.iterations.first().map(|&n| r.overhead / n as f64);
+                let mut sorted = r.per_iteration.clone();
+                sorted.sort_by(f64::total_cmp);
+                let median = sorted.get(sorted.len() / 2).copied();
+                // Thousands of brackets per sample: a read that takes the 32-bit counter's
+                // overflow interrupt retries (see the overflow phase) and moves a sample by a
+                // few instructions, so the median is what must be exactly 0.
+                c.check(
+                    r.source == Source::Mrs
+                        && median == Some(0.0)
+                        && per.is_some_and(|p| p > 0.0 && p.fract() == 0.0),
+                    format_args!(
+                        "arm64/batched_empty: median {median:?} instructions per iteration of {} \
+                         samples, bracket {per:?} instructions per iteration (via {})",
+                        r.per_iteration.len(),
+                        r.source
+                    ),
+                );
+                figure(
+                    "suite iter_batched bracket per iteration",
+                    format_args!("{per:?}"),
+                );
+            }
+            None => {
+                c.check(false, "the report has arm64/batched_empty instructions");
             }
         }
     }

@@ -13,6 +13,11 @@
 //! executable at PATH takes the extra instruction: a paired run's two workers (both children
 //! of the driver, with its environment) then act as two builds, k and k + 1.
 //!
+//! Two more kinds of body: `captured_10`/`captured_20`, loops of 2n instructions per iteration
+//! over an `n` captured from outside `b.iter` (work the compiled sample loop does once per
+//! sample must not show in an exact count), and `batched_empty`, an empty `iter_batched` with
+//! one input per bracket (its calibration overhead per iteration is the harness's bracket).
+//!
 //! Only aarch64 has benchmarks; elsewhere the suite is empty.
 
 #[cfg(target_arch = "aarch64")]
@@ -101,6 +106,45 @@ mod bodies {
                 }
             )*
         };
+    }
+
+    /// A loop of exactly 2n instructions per iteration (`subs`, `b.ne`, n times) over an `n`
+    /// captured from outside `b.iter`, plus whatever the compiler adds per iteration to feed it:
+    /// the compiled sample loop can load the captured value once per sample, which calibration
+    /// (an empty body) cannot see. perfbench reads such an exact counter's per-iteration value
+    /// as the slope in the iteration count, so it still reads a whole number.
+    macro_rules! captured_loop {
+        ($($name:ident => $n:literal),* $(,)?) => {
+            $(
+                #[doc = concat!("`subs`/`b.ne` ", stringify!($n), " times over a captured `n`.")]
+                #[perfbench(group = "arm64")]
+                fn $name(b: &mut Bencher) {
+                    let n = std::hint::black_box($n as u64);
+                    b.iter(|| {
+                        // SAFETY: register-only arithmetic; `n >= 1`.
+                        unsafe {
+                            std::arch::asm!(
+                                "2:",
+                                "subs {n}, {n}, #1",
+                                "b.ne 2b",
+                                n = inout(reg) n => _,
+                                options(nostack),
+                            )
+                        }
+                    });
+                }
+            )*
+        };
+    }
+
+    captured_loop!(captured_10 => 10, captured_20 => 20);
+
+    /// `iter_batched` with nothing to do, one input per bracket: its instructions per
+    /// iteration are exactly 0, and the calibration's overhead per iteration is the bracket
+    /// itself (two fast-path group reads, through the harness's `Meter`).
+    #[perfbench(group = "arm64")]
+    fn batched_empty(b: &mut Bencher) {
+        b.iter_batched_with(|| (), |x| x, perfbench::BatchSize::PerIteration);
     }
 
     straight_line!(

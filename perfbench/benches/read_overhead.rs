@@ -6,6 +6,15 @@
 //!    `clock_gettime(CLOCK_MONOTONIC)` for scale. The real `rdpmc`/`mrs` instruction is not
 //!    part of this figure (this machine has no PMU): it measures perfbench's own code.
 //!
+//! 3. The bracket of `iter_batched` with one input per bracket: the loop of
+//!    `Bencher::iter_batched_with(.., BatchSize::PerIteration)` (setup, `Meter::start`, the
+//!    routine, `Meter::stop`, drop) with an empty routine, through the harness's own `Meter`
+//!    over the 3-counter software group (`read(2)`: this machine has no PMU, so this is the
+//!    fallback a hardware group takes without the fast path) against the same loop with a
+//!    meter over no counters (an empty `iter_batched`). The difference is the bracket's
+//!    wall-time cost per iteration. (Its instruction count with the fast path is a figure of
+//!    the arm64 guest, `bash .ci/arm64/run.sh`: `suite iter_batched bracket per iteration`.)
+//!
 //! Blocks of each variant alternate, in alternating order, for many rounds; the figure is the
 //! median of the per-round ratios, so drift of the shared machine cancels out.
 //!
@@ -18,6 +27,7 @@ use std::time::Instant;
 use perfbench::counters::userpage::{sim, FastReader};
 use perfbench::counters::{Group, GroupOptions, Reading};
 use perfbench::events::{parse_list, Sysfs};
+use perfbench::harness::Meter;
 
 fn ns_per_op(iters: u32, mut f: impl FnMut()) -> f64 {
     let t = Instant::now();
@@ -129,5 +139,36 @@ fn main() {
     println!("fast-path reader, 3 members, simulated page (no rdpmc/mrs instruction):");
     println!("  FastReader::read        {fast_ns:8.1} ns/read");
     println!("  clock_gettime           {clock_ns:8.1} ns/call");
-    println!("  ratio (median of rounds) {fratio:.3}");
+    println!("  ratio (median of rounds) {fratio:.3}\n");
+
+    // iter_batched, one input per bracket, empty routine: the body of the harness's batched
+    // loop with a meter over the software group and with a meter over nothing.
+    #[inline(never)]
+    fn batched_per_iteration(meter: &mut Meter<'_>, n: u32) {
+        for _ in 0..n {
+            let input = black_box(0u8);
+            meter.start();
+            let output = black_box(input);
+            meter.stop();
+            black_box(output);
+        }
+    }
+    let mut groups = [group];
+    let mut counted = Meter::over_groups(&mut groups);
+    let mut nothing = Meter::over_groups(&mut []);
+    let batch = 100;
+    let (with_ns, empty_ns, _) = side_by_side(
+        rounds,
+        iters / batch,
+        || batched_per_iteration(&mut counted, batch),
+        || batched_per_iteration(&mut nothing, batch),
+    );
+    let (with_ns, empty_ns) = (with_ns / f64::from(batch), empty_ns / f64::from(batch));
+    println!("iter_batched, one input per bracket, empty routine (per iteration):");
+    println!("  bracket of the 3-counter software group (read(2)) {with_ns:8.1} ns");
+    println!("  empty iter_batched (a meter over no counters)     {empty_ns:8.1} ns");
+    println!(
+        "  the bracket's cost                                {:8.1} ns",
+        with_ns - empty_ns
+    );
 }

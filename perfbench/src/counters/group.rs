@@ -330,7 +330,8 @@ impl Group {
     }
 
     /// How many fast-path reads fell back to `read(2)` because a member's page showed
-    /// `index == 0` (the group was not on the PMU at that instant, e.g. while disabled).
+    /// `index == 0` (the group was not on the PMU at that instant, e.g. while disabled), or
+    /// because the [`Reading`] passed had another length than the group.
     pub fn fast_fallbacks(&self) -> u64 {
         self.fast_fallbacks
     }
@@ -382,18 +383,33 @@ impl Group {
     /// Reads every member: through the fast path when available and the group is on the PMU,
     /// through `read(2)` otherwise. Returns the source that served this reading.
     ///
-    /// Allocation-free when `out` was made by [`Reading::with_len`] for this group.
-    #[inline]
+    /// Allocation-free when `out` was made by [`Reading::with_len`] for this group (another
+    /// length is corrected once, through `read(2)`). Through the fast path the times are
+    /// extrapolated to the moment of the read only when the group has been multiplexed; see
+    /// [`Times::extrapolated`](super::userpage::Times::extrapolated): differences of two
+    /// readings, and [`Reading::multiplexed`] of them, are right either way.
+    #[inline(always)]
     pub fn read(&mut self, out: &mut Reading) -> Result<Source, CounterError> {
         if let Some(fast) = &self.fast {
-            out.values.resize(self.events.len(), 0);
-            if let Some(times) = fast.read(&mut out.values) {
-                out.time_enabled = times.enabled;
-                out.time_running = times.running;
-                return Ok(self.source);
+            if out.values.len() == fast.len() {
+                if let Some(times) = fast.read(&mut out.values) {
+                    out.time_enabled = times.enabled;
+                    out.time_running = times.running;
+                    return Ok(self.source);
+                }
             }
-            self.fast_fallbacks += 1;
+            return self.read_fallback(out);
         }
+        self.read_syscall(out)?;
+        Ok(Source::Read)
+    }
+
+    /// A fast-path group's read that the fast path declined (or got a `Reading` of the wrong
+    /// length): counted, then served by `read(2)`.
+    #[cold]
+    #[inline(never)]
+    fn read_fallback(&mut self, out: &mut Reading) -> Result<Source, CounterError> {
+        self.fast_fallbacks += 1;
         self.read_syscall(out)?;
         Ok(Source::Read)
     }

@@ -24,6 +24,17 @@
 //!    cancelled, and an empty benchmark reads ~0 of everything.
 //! 6. **Samples**: `(delta - overhead) / n` per counter, scaled by `enabled / running` when the
 //!    group was multiplexed (and flagged).
+//! 7. **Exact counts**: a counter whose every reading in the pass is a whole number that
+//!    repeats exactly at each iteration count (a deterministic count: retired instructions in
+//!    an emulator with `-icount`, page faults of a body that makes none, ...) is read as exact.
+//!    Calibration cancels the bracket but not work the compiled sample loop does once per
+//!    sample (a captured argument loaded before the loop, say), which would read as
+//!    `k + c / n`. For such a counter the per-iteration value is the slope of
+//!    `delta - overhead` in the iteration count instead, which cancels every per-sample
+//!    constant: through the samples' own counts with linear sampling (all of them on one line
+//!    exactly), through two more readings at `2n` with flat sampling (taken only when some
+//!    counter is exact; both must agree). Every sample of the counter then reads that slope,
+//!    `k` itself.
 
 use std::fmt;
 use std::sync::Arc;
@@ -142,6 +153,13 @@ impl<'a> Meter<'a> {
             special: false,
             groups,
         }
+    }
+
+    /// A meter over `groups` (no `wall-time`), for benchmarks of the harness's own bracket
+    /// (`perfbench/benches/read_overhead.rs`); the harness makes its meters itself.
+    #[doc(hidden)]
+    pub fn over_groups(groups: &'a mut [Group]) -> Meter<'a> {
+        Meter::new(groups, false)
     }
 
     /// This meter, switching `gate` (a sampling event) on and off with its brackets.
@@ -804,11 +822,25 @@ fn run_pass(
         state.sample(&mut meter, body, empty, n);
         progress(i + 1);
     }
+    // A flat plan has one iteration count: exact counters need a second one (see the module
+    // docs, 7). Two readings, which must agree.
+    let flat = iterations.windows(2).all(|w| w[0] == w[1]);
+    if let (true, Some(&n)) = (flat, iterations.first()) {
+        let per_pair = empty.per_pair();
+        if (0..columns).any(|c| state.exact_points(c, per_pair).is_some()) {
+            for _ in 0..PROBES {
+                state.probe(&mut meter, body, empty, 2 * n);
+            }
+        }
+    }
     if let Some(e) = meter.error.take() {
         return Err(e);
     }
     Ok(state.finish(iterations, empty.per_pair(), columns))
 }
+
+/// Readings a flat pass takes at `2n` when a counter is exact, to derive its slope.
+const PROBES: usize = 2;
 
 /// A pass's readings so far: the calibration runs and the samples' totals.
 #[derive(Default)]
@@ -819,6 +851,9 @@ struct PassState {
     totals: Vec<(Vec<f64>, u64)>,
     /// Per column: whether its group was multiplexed in any sample.
     multiplexed: Vec<bool>,
+    /// Readings at a second iteration count, for exact counters only: (iterations, the empty
+    /// body's totals, the body's totals, its start/stop pairs). Not samples.
+    probes: Vec<(u64, Vec<f64>, Vec<f64>, u64)>,
 }
 
 impl PassState {
@@ -844,11 +879,108 @@ impl PassState {
         self.totals.push((t, meter.pairs.max(1)));
     }
 
-    /// Per sample and column, `(total - overhead) / n`; the multiplexing flags; and each
-    /// column's overhead at the first sample's iteration count.
+    /// One reading at `n` iterations for the exactness derivation: the empty body, then the
+    /// body, kept apart from the samples.
+    fn probe(&mut self, meter: &mut Meter<'_>, body: &mut dyn Body, empty: &mut dyn Body, n: u64) {
+        meter.clear();
+        empty.run(n, meter);
+        let (calibration, _) = meter.totals();
+        meter.clear();
+        body.run(n, meter);
+        let (totals, mux) = meter.totals();
+        for (any, now) in self.multiplexed.iter_mut().zip(mux) {
+            *any |= now;
+        }
+        self.probes
+            .push((n, calibration, totals, meter.pairs.max(1)));
+    }
+
+    /// Column `c`'s `(iterations, total - overhead)` at each iteration count of the pass
+    /// (samples and probes) when all its readings are exact: whole numbers, not multiplexed,
+    /// and at each iteration count every calibration run reads the same, and every reading of
+    /// the body too (for a per-pair calibration, every calibration run reads the same). `None`
+    /// otherwise.
+    fn exact_points(&self, c: usize, per_pair: bool) -> Option<Vec<(u64, f64)>> {
+        /// Below 2^53: every such whole number is an exact f64, and so is a difference.
+        fn whole(x: f64) -> bool {
+            x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0
+        }
+        if self.multiplexed.get(c).copied().unwrap_or(false) {
+            return None;
+        }
+        let calibrations = self
+            .calibration
+            .iter()
+            .map(|(n, v)| (*n, v.get(c).copied()))
+            .chain(self.probes.iter().map(|p| (p.0, p.1.get(c).copied())));
+        // (iterations, calibration reading), one per iteration count (per pair: one in all).
+        let mut overheads: Vec<(u64, f64)> = Vec::new();
+        for (n, v) in calibrations {
+            let v = v.filter(|v| whole(*v))?;
+            let n = if per_pair { 0 } else { n };
+            match overheads.iter().find(|o| o.0 == n) {
+                Some(o) if o.1 != v => return None,
+                Some(_) => {}
+                None => overheads.push((n, v)),
+            }
+        }
+        let readings = self
+            .totals
+            .iter()
+            .zip(self.calibration_counts())
+            .map(|((t, pairs), n)| (n, t.get(c).copied(), *pairs))
+            .chain(self.probes.iter().map(|p| (p.0, p.2.get(c).copied(), p.3)));
+        let mut points: Vec<(u64, f64)> = Vec::new();
+        for (n, t, pairs) in readings {
+            let t = t.filter(|t| whole(*t))?;
+            let key = if per_pair { 0 } else { n };
+            let o = overheads.iter().find(|o| o.0 == key)?.1;
+            let d = if per_pair {
+                t - o * pairs as f64
+            } else {
+                t - o
+            };
+            match points.iter().find(|p| p.0 == n) {
+                Some(p) if p.1 != d => return None,
+                Some(_) => {}
+                None => points.push((n, d)),
+            }
+        }
+        Some(points)
+    }
+
+    /// The iteration count of each sample, in order: each sample's own calibration run (the
+    /// last calibration before it) used it.
+    fn calibration_counts(&self) -> impl Iterator<Item = u64> + '_ {
+        // The samples' calibration runs are the last `totals.len()` of `calibration`, one per
+        // sample, in order.
+        let first = self.calibration.len() - self.totals.len();
+        self.calibration[first..].iter().map(|(n, _)| *n)
+    }
+
+    /// Column `c`'s slope in the iteration count when its readings are exact and lie at two
+    /// or more iteration counts, all on one line exactly: the per-iteration count with every
+    /// per-sample constant cancelled.
+    fn exact_slope(&self, c: usize, per_pair: bool) -> Option<f64> {
+        let points = self.exact_points(c, per_pair)?;
+        let (&(n0, d0), &(n1, d1)) = (points.first()?, points.get(1)?);
+        // Whole numbers below 2^53 (see `exact_points`): exact as i128.
+        let (dn, dd) = (i128::from(n1) - i128::from(n0), d1 as i128 - d0 as i128);
+        let on_line = points
+            .iter()
+            .all(|&(n, d)| (d as i128 - d0 as i128) * dn == dd * (i128::from(n) - i128::from(n0)));
+        on_line.then(|| dd as f64 / dn as f64)
+    }
+
+    /// Per sample and column, `(total - overhead) / n` (for an exact column, its slope: see the
+    /// module docs, 7); the multiplexing flags; and each column's overhead at the first
+    /// sample's iteration count.
     fn finish(mut self, iterations: &[u64], per_pair: bool, columns: usize) -> PassValues {
         self.multiplexed.resize(columns, false);
         let overhead = Overhead::fit(&self.calibration, columns);
+        let slopes: Vec<Option<f64>> = (0..columns)
+            .map(|c| self.exact_slope(c, per_pair))
+            .collect();
         let values = iterations
             .iter()
             .zip(&self.totals)
@@ -856,6 +988,9 @@ impl PassState {
                 t.iter()
                     .enumerate()
                     .map(|(c, &x)| {
+                        if let Some(k) = slopes[c] {
+                            return k;
+                        }
                         let o = if per_pair {
                             overhead.at(c, 1) * *pairs as f64
                         } else {
@@ -1077,6 +1212,96 @@ mod tests {
 #[cfg(test)]
 mod overhead_tests {
     use super::*;
+
+    /// A pass of `samples` samples at `n[i]` iterations of a body whose column 0 is exact:
+    /// `k` per iteration, `c` once per sample, a bracket of `o0 + o1 * n` (the empty body's
+    /// loop); column 1 has noise. `probes` readings at `2n` follow (flat plans).
+    fn pass(n: &[u64], k: f64, c: f64, probes: usize) -> PassState {
+        let bracket = |n: u64| 62.0 + 3.0 * n as f64;
+        let mut state = PassState::default();
+        for i in 0..CALIBRATION_RUNS.saturating_sub(n.len()) {
+            let m = n[i % n.len()];
+            state
+                .calibration
+                .push((m, vec![bracket(m), 100.0 + i as f64]));
+        }
+        for (i, &m) in n.iter().enumerate() {
+            state
+                .calibration
+                .push((m, vec![bracket(m), 90.0 + i as f64]));
+            let total = bracket(m) + k * m as f64 + c;
+            state
+                .totals
+                .push((vec![total, 5000.0 * m as f64 + i as f64], 1));
+        }
+        state.multiplexed = vec![false, false];
+        for _ in 0..probes {
+            let m = 2 * n[0];
+            let total = bracket(m) + k * m as f64 + c;
+            state
+                .probes
+                .push((m, vec![bracket(m), 7.0], vec![total, 1.0], 1));
+        }
+        state
+    }
+
+    #[test]
+    fn an_exact_counter_reads_its_slope_whatever_is_done_once_per_sample() {
+        let flat = [1000u64; 10];
+        // Without a second iteration count the constant shows: 21 + 3/1000.
+        let (values, _, _) = pass(&flat, 21.0, 3.0, 0).finish(&flat, false, 2);
+        assert!(values.iter().all(|v| v[0] == 21.003), "{values:?}");
+        // With the probes at 2n it cancels: exactly 21 in every sample.
+        let state = pass(&flat, 21.0, 3.0, PROBES);
+        assert!(state.exact_points(0, false).is_some());
+        assert!(
+            state.exact_points(1, false).is_none(),
+            "a noisy column is not exact"
+        );
+        let (values, _, _) = state.finish(&flat, false, 2);
+        assert!(values.iter().all(|v| v[0] == 21.0), "{values:?}");
+        // The noisy column keeps the calibrated per-sample values.
+        assert!(values.iter().any(|v| v[1] != values[0][1]));
+        // Linear sampling: the samples' own counts suffice.
+        let linear: Vec<u64> = (1..=10).map(|i| i * 100).collect();
+        let (values, _, _) = pass(&linear, 21.0, 3.0, 0).finish(&linear, false, 2);
+        assert!(values.iter().all(|v| v[0] == 21.0), "{values:?}");
+        // Fractional slopes are kept as they are.
+        let (values, _, _) = pass(&flat, 2.5, 1.0, PROBES).finish(&flat, false, 2);
+        assert!(values.iter().all(|v| v[0] == 2.5), "{values:?}");
+    }
+
+    #[test]
+    fn readings_that_are_not_exact_keep_the_calibrated_values() {
+        let flat = [1000u64; 10];
+        let calibrated = |state: PassState| state.finish(&flat, false, 2).0[0][0];
+        // Probes that disagree.
+        let mut state = pass(&flat, 21.0, 3.0, PROBES);
+        state.probes[1].2[0] += 1.0;
+        assert_eq!(calibrated(state), 21.003);
+        // A sample that differs from the others at the same count.
+        let mut state = pass(&flat, 21.0, 3.0, PROBES);
+        state.totals[4].0[0] += 1.0;
+        assert!(state.exact_points(0, false).is_none());
+        // A calibration run that differs.
+        let mut state = pass(&flat, 21.0, 3.0, PROBES);
+        state.calibration[2].1[0] += 1.0;
+        assert_eq!(calibrated(state), 21.003);
+        // Not a whole number (a multiplexed group's scaled count, say), or multiplexed.
+        let mut state = pass(&flat, 21.0, 3.0, PROBES);
+        state.probes[0].2[0] += 0.5;
+        state.probes[1].2[0] += 0.5;
+        assert_eq!(calibrated(state), 21.003);
+        let mut state = pass(&flat, 21.0, 3.0, PROBES);
+        state.multiplexed[0] = true;
+        assert_eq!(calibrated(state), 21.003);
+        // Linear readings off the line by one count.
+        let linear: Vec<u64> = (1..=10).map(|i| i * 100).collect();
+        let mut state = pass(&linear, 21.0, 3.0, 0);
+        state.totals[6].0[0] += 1.0;
+        let values = state.finish(&linear, false, 2).0;
+        assert_ne!(values[0][0], 21.0);
+    }
 
     #[test]
     fn flat_overhead_is_the_median() {

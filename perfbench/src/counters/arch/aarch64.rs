@@ -32,8 +32,9 @@ macro_rules! mrs_match {
                     $index => {
                         let value: u64;
                         // SAFETY: `mrs` copies one system register into a general register and
-                        // touches no memory. FastReader only gets here after the user page
-                        // reported `cap_user_rdpmc` and this non-zero `index`; if the kernel
+                        // touches no memory. FastReader only gets here with this non-zero
+                        // `index` read from a user page, which the kernel reports only for an
+                        // event whose counter user space may read; if the kernel
                         // still forbids the read the CPU traps and the process receives SIGILL,
                         // which ends it but cannot corrupt memory.
                         unsafe {

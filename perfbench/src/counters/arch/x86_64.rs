@@ -38,14 +38,19 @@ impl Rdpmc {
 // loads of the page's `lock`, and without `nomem` the compiler treats each block as a memory
 // access that it cannot move across those volatile loads and the seqlock's compiler fences.
 impl Registers for Rdpmc {
+    /// `None` for index 0 (no user read now), as the trait requires; `rdpmc` otherwise.
     #[inline(always)]
     fn read_counter(&self, index: u32) -> Option<u64> {
-        let ecx = index.wrapping_sub(1);
+        if index == 0 {
+            return None;
+        }
+        let ecx = index - 1;
         let (lo, hi): (u32, u32);
         if self.serialize {
             // SAFETY: `lfence` has no operands and no effect other than ordering; `rdpmc` reads
             // a counter into EDX:EAX and touches no memory. The caller (FastReader) only gets
-            // here after the user page reported `cap_user_rdpmc` and a non-zero `index`; if the
+            // here with the non-zero `index` of a user page (checked above), which the kernel
+            // reports only for an event whose counter user space may read; if the
             // kernel still forbids the read the CPU faults and the process receives SIGSEGV,
             // which ends it but cannot corrupt memory.
             unsafe {
