@@ -46,6 +46,13 @@ pub enum Source {
 
 impl Source {
     /// The name used in reports and JSON: `rdpmc`, `mrs`, `read`, `clock` or `callgrind`.
+    ///
+    /// ```
+    /// use perfbench::Source;
+    ///
+    /// assert_eq!(Source::Rdpmc.as_str(), "rdpmc");
+    /// assert_eq!(Source::Callgrind.to_string(), "callgrind");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Rdpmc => "rdpmc",

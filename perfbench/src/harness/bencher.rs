@@ -354,6 +354,15 @@ pub const MAX_AUTO_BATCH: u64 = 4096;
 
 impl BatchSize {
     /// The batch `Auto` chooses for iterations of `ns_per_iter` nanoseconds.
+    ///
+    /// ```
+    /// use perfbench::harness::bencher::{AUTO_BATCH_NS, MAX_AUTO_BATCH};
+    /// use perfbench::BatchSize;
+    ///
+    /// assert_eq!(BatchSize::auto(100.0), 200); // 20 us of 100 ns iterations in one bracket
+    /// assert_eq!(BatchSize::auto(0.1), MAX_AUTO_BATCH);
+    /// assert_eq!(BatchSize::auto(AUTO_BATCH_NS), 1); // long enough for a bracket each
+    /// ```
     pub fn auto(ns_per_iter: f64) -> u64 {
         let fast = ns_per_iter > 0.0 && ns_per_iter * 2.0 < AUTO_BATCH_NS;
         if !fast {

@@ -29,6 +29,14 @@ const DRAIN_EVERY: Duration = Duration::from_millis(20);
 const HOTTEST: usize = 10;
 
 /// `target/perfbench/profile/GROUP/NAME[/PARAMS]`: each part of the id made safe for a path.
+///
+/// ```
+/// use perfbench::runner::{output_dir, profile::profile_dir};
+///
+/// let dir = profile_dir("quickstart/sum/64");
+/// assert_eq!(dir, output_dir().join("profile/quickstart/sum/64"));
+/// assert!(profile_dir("g/../etc").starts_with(output_dir().join("profile"))); // made safe
+/// ```
 pub fn profile_dir(id: &str) -> PathBuf {
     let mut dir = output_dir().join("profile");
     for part in id.split('/') {
