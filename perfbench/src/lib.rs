@@ -5,6 +5,7 @@
 //! software counters are always available. Every counter reports which [`Source`] served it.
 //!
 //! Module map:
+//! - `sorting` (private): the crate's sorts, each compiled once (below every other module).
 //! - [`sys`]: the raw kernel interface (the only home of FFI).
 //! - [`events`]: perf-style event names <-> `perf_event_attr`, sysfs PMUs.
 //! - [`machine`]: facts about this machine, and why `perf_event_open` refused an event.
@@ -41,6 +42,7 @@ pub mod model;
 pub mod profile;
 pub mod report;
 pub mod runner;
+mod sorting;
 pub mod stats;
 pub mod sys;
 pub mod units;

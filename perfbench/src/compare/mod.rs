@@ -194,7 +194,7 @@ pub fn load_side(path: &Path) -> Result<Side, CompareError> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
         .collect();
-    files.sort();
+    crate::sorting::sort_by(&mut files, Ord::cmp);
     if files.is_empty() {
         return Err(CompareError::Empty {
             path: path.to_path_buf(),

@@ -834,7 +834,7 @@ pub fn write_run(dir: &Path, reports_dir: &Path, run: SuiteInput<'_>) -> io::Res
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
             .collect();
-        files.sort();
+        crate::sorting::sort_by(&mut files, Ord::cmp);
         for f in files {
             if let Ok(r) = file::load(&f) {
                 if r.suite != run.report.suite && !others.iter().any(|o| o.suite == r.suite) {
@@ -845,7 +845,7 @@ pub fn write_run(dir: &Path, reports_dir: &Path, run: SuiteInput<'_>) -> io::Res
     }
     let mut reports: Vec<&Report> = others.iter().collect();
     reports.push(run.report);
-    reports.sort_by(|a, b| a.suite.cmp(&b.suite));
+    crate::sorting::sort_by(&mut reports, |a, b| a.suite.cmp(&b.suite));
     let mut pages = vec![index(&reports)];
     pages.extend(suite_pages(run));
     // Only this suite's directory is rewritten; the others keep the pages their runs wrote.
