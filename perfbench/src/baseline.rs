@@ -204,7 +204,7 @@ impl Store {
             .filter(|e| e.path().join(format!("{suite}.json")).is_file())
             .filter_map(|e| e.file_name().into_string().ok())
             .collect();
-        names.sort();
+        crate::sorting::sort_by(&mut names, Ord::cmp);
         names
     }
 

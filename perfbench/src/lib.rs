@@ -79,6 +79,7 @@
 //!
 //! # Module map
 //!
+//! - `sorting` (private): the crate's sorts, each compiled once (below every other module).
 //! - [`sys`]: the raw kernel interface (the only home of FFI).
 //! - [`events`]: perf-style event names <-> `perf_event_attr`, sysfs PMUs.
 //! - [`machine`]: facts about this machine, and why `perf_event_open` refused an event.
@@ -89,15 +90,19 @@
 //! - [`stats`]: estimates, intervals, outliers and change detection.
 //! - [`model`]: the data model of a run, which is also the JSON report.
 //! - [`harness`]: registration, the [`Bencher`] and the measuring engine.
-//! - [`compare`]: two reports (or baseline directories) matched and judged counter by counter.
+//! - [`compare`]: how one counter changed between two runs, and the thresholds that judge it.
 //! - [`baseline`]: saved baselines and the previous run on disk, locked and written atomically.
-//! - [`report`]: what results look like: terminal, comparison tables, libtest lines, BMF, HTML
-//!   (feature `html`, on by default).
+//! - [`report`]: what results look like: terminal, libtest lines, HTML (feature `html`, on by
+//!   default).
 //! - [`runner`]: the benchmark binary behind [`main!`] (command line, runs, files).
 //! - `criterion` (feature `criterion`): perfbench counters as criterion 0.8 measurements.
 //!
 //! Each module imports only from those above it in this list, so data flows one way:
 //! registration -> measure -> analyse -> compare -> report.
+//!
+//! What only the `perfbench` tool does (`perfbench compare` of whole runs with its text,
+//! Markdown, JSON and HTML outputs; `perfbench export`) lives in the tool's own modules
+//! (`src/bin/perfbench/`), built on this library: a benchmark build never compiles it.
 #![warn(missing_docs)]
 
 pub mod baseline;
@@ -115,6 +120,7 @@ pub mod model;
 pub mod profile;
 pub mod report;
 pub mod runner;
+mod sorting;
 pub mod stats;
 pub mod sys;
 pub mod units;

@@ -1,31 +1,22 @@
-//! Two runs compared: `perfbench compare BASE NEW`, and the data its outputs render.
+//! How one counter changed between two runs, and the thresholds that judge it: what a
+//! benchmark run does for each counter when it is compared with the previous run or a baseline
+//! (`--baseline`, `--threshold`, `--noise-threshold`).
 //!
-//! BASE and NEW are report files (`target/perfbench/<suite>.json`) or directories of them (a
-//! baseline, `target/perfbench/baselines/NAME/`, or `target/perfbench` itself): [`load_side`]
-//! reads either. [`compare`] matches suites by name, benchmarks by id and counters by name,
-//! and judges every counter present on both sides with [`stats::compare()`]: a regression needs
-//! a significant difference whose whole interval lies beyond the counter's threshold (see
-//! [`crate::stats::compare` (module)](mod@crate::stats::compare) for the rule and [`Settings`] for the thresholds). Anything present on
-//! one side only is reported as added or removed, never as a failure; counters that cannot be
-//! compared (different units, a benchmark that panicked on one side) are reported with the
-//! reason. Different machine fingerprints
-//! ([`Machine::differences`](crate::model::Machine::differences)) become warnings.
+//! [`counter_change`] checks that the two sides can be compared (same unit, both counted or
+//! both simulated, finite samples) and judges them with [`stats::compare_rounds`]: a regression
+//! needs a significant difference whose whole interval lies beyond the counter's threshold (see
+//! [`crate::stats::compare` (module)](mod@crate::stats::compare) for the rule and [`Settings`]
+//! for the thresholds).
 //!
-//! The result is a [`Comparison`], which [`report::comparison`](crate::report::comparison)
-//! renders as text, Markdown or JSON (the JSON is this type, with its own schema:
-//! `perfbench/schema/compare-v1.schema.json`).
-
-use std::fmt;
-use std::path::{Path, PathBuf};
+//! Comparing whole runs file by file (`perfbench compare BASE NEW`, with its text, Markdown,
+//! JSON and HTML outputs) is the `perfbench` tool's, built on this; its result, the comparison
+//! document ([`Comparison`]), is defined here with the other documents perfbench writes, so
+//! that its JSON schema is generated from the types with the report's.
 
 use serde_derive::Serialize;
 
-use crate::model::file::{self, LoadError};
-use crate::model::{Benchmark, Change, CounterResult, Outcome, Report, Source, Verdict};
+use crate::model::{Change, CounterResult, Source, Verdict};
 use crate::stats::{self, CompareConfig};
-
-/// The version of the comparison document ([`Comparison`] as JSON).
-pub const COMPARISON_SCHEMA_VERSION: u64 = 1;
 
 /// Thresholds of a comparison: `--noise-threshold PCT` and `--threshold COUNTER=PCT`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -107,116 +98,46 @@ pub fn parse_threshold(text: &str) -> Result<(String, f64), String> {
     }
 }
 
-/// One side of a comparison as given on the command line.
-#[derive(Clone, Debug)]
-pub struct Side {
-    /// The path as given.
-    pub path: PathBuf,
-    /// Whether it is a directory of reports.
-    pub directory: bool,
-    /// Its reports, one per suite, with the file each came from.
-    pub reports: Vec<(PathBuf, Report)>,
-}
-
-/// Why a comparison could not be made. Every variant names the file or directory at fault.
-#[derive(Debug)]
-pub enum CompareError {
-    /// A report file could not be read.
-    Load(LoadError),
-    /// A directory could not be listed.
-    Directory {
-        /// The directory.
-        path: PathBuf,
-        /// Why.
-        message: String,
-    },
-    /// A directory holds no report.
-    Empty {
-        /// The directory.
-        path: PathBuf,
-    },
-    /// Two files of one directory are reports of the same suite.
-    DuplicateSuite {
-        /// The suite.
-        suite: String,
-        /// The two files.
-        files: (PathBuf, PathBuf),
-    },
-    /// The two sides are reports of different suites, or a directory lacks the suite of a file.
-    SuiteMismatch {
-        /// What does not match, in words.
-        message: String,
-    },
-}
-
-impl fmt::Display for CompareError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CompareError::Load(e) => write!(f, "{e}"),
-            CompareError::Directory { path, message } => {
-                write!(f, "{}: cannot list the directory: {message}", path.display())
-            }
-            CompareError::Empty { path } => write!(
-                f,
-                "{}: no report (*.json) in this directory; save one with `cargo bench -- \
-                 --save-baseline NAME`, or pass a report file",
-                path.display()
-            ),
-            CompareError::DuplicateSuite { suite, files } => write!(
-                f,
-                "{} and {} are both reports of suite `{suite}`: a directory holds one report per suite",
-                files.0.display(),
-                files.1.display()
-            ),
-            CompareError::SuiteMismatch { message } => f.write_str(message),
-        }
+/// How counter `new` changed since `base` (the same counter of the same benchmark in two
+/// runs), judged with `settings`; or why the two cannot be compared (different units, one side
+/// simulated and the other counted on a machine, no finite sample on a side).
+pub fn counter_change(
+    base: &CounterResult,
+    new: &CounterResult,
+    settings: &Settings,
+) -> Result<Change, String> {
+    let finite = |c: &CounterResult| c.per_iteration.iter().any(|x| x.is_finite());
+    let simulated = |c: &CounterResult| c.source == Source::Callgrind;
+    if simulated(base) != simulated(new) {
+        Err(format!(
+            "simulated counts are not comparable with counted ones: {} vs {}",
+            describe_source(base.source),
+            describe_source(new.source)
+        ))
+    } else if base.unit != new.unit {
+        Err(format!("units differ: {} vs {}", base.unit, new.unit))
+    } else if !finite(base) || !finite(new) {
+        Err("no finite sample on one side".to_owned())
+    } else {
+        let cfg = settings.config_for_counter(new);
+        Ok(stats::compare_rounds(
+            &base.round_values(),
+            &new.round_values(),
+            &cfg,
+        ))
     }
 }
 
-impl std::error::Error for CompareError {}
-
-/// Reads one side: a report file, or every `*.json` report directly inside a directory (in file
-/// name order; subdirectories such as `baselines/` are not entered).
-pub fn load_side(path: &Path) -> Result<Side, CompareError> {
-    if !path.is_dir() {
-        let report = file::load(path).map_err(CompareError::Load)?;
-        return Ok(Side {
-            path: path.to_path_buf(),
-            directory: false,
-            reports: vec![(path.to_path_buf(), report)],
-        });
+/// A counter's source for a person: `simulated (callgrind)` or `counted (rdpmc)`.
+fn describe_source(source: Source) -> String {
+    match source {
+        Source::Callgrind => "simulated (callgrind)".to_owned(),
+        other => format!("counted ({other})"),
     }
-    let entries = std::fs::read_dir(path).map_err(|e| CompareError::Directory {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(CompareError::Empty {
-            path: path.to_path_buf(),
-        });
-    }
-    let mut reports: Vec<(PathBuf, Report)> = Vec::new();
-    for f in files {
-        let report = file::load(&f).map_err(CompareError::Load)?;
-        if let Some((other, _)) = reports.iter().find(|(_, r)| r.suite == report.suite) {
-            return Err(CompareError::DuplicateSuite {
-                suite: report.suite,
-                files: (other.clone(), f),
-            });
-        }
-        reports.push((f, report));
-    }
-    Ok(Side {
-        path: path.to_path_buf(),
-        directory: true,
-        reports,
-    })
 }
+
+/// The version of the comparison document ([`Comparison`] as JSON).
+pub const COMPARISON_SCHEMA_VERSION: u64 = 1;
 
 /// Whether a suite, benchmark or counter is on both sides or on one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -349,432 +270,17 @@ impl Comparison {
     }
 }
 
-/// Compares two sides. Errors when two report files are of different suites, or when a
-/// directory lacks the suite of a file on the other side.
-pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Comparison, CompareError> {
-    let pairs = pair_suites(base, new)?;
-    let mut warnings = Vec::new();
-    let mut suites = Vec::new();
-    for (b, n) in pairs {
-        match (b, n) {
-            (Some(b), Some(n)) => {
-                let diffs = b.machine.differences(&n.machine);
-                if !diffs.is_empty() {
-                    warnings.push(format!(
-                        "suite `{}` ran on different machines ({}): its counts may differ for that reason alone",
-                        n.suite,
-                        diffs.join("; ")
-                    ));
-                }
-                suites.push(compare_suite(b, n, settings));
-            }
-            (None, Some(n)) => suites.push(one_sided(n, Presence::Added)),
-            (Some(b), None) => suites.push(one_sided(b, Presence::Removed)),
-            (None, None) => {}
-        }
-    }
-    let summary = summarize(&suites);
-    Ok(Comparison {
-        schema_version: COMPARISON_SCHEMA_VERSION,
-        perfbench_version: env!("CARGO_PKG_VERSION").to_owned(),
-        base: base.path.display().to_string(),
-        new: new.path.display().to_string(),
-        warnings,
-        summary,
-        suites,
-    })
-}
-
-/// How many counters and benchmarks of `suites` ended each way.
-fn summarize(suites: &[SuiteComparison]) -> Summary {
-    let mut summary = Summary::default();
-    for b in suites.iter().flat_map(|s| &s.benchmarks) {
-        match b.presence {
-            Presence::Added => summary.added += 1,
-            Presence::Removed => summary.removed += 1,
-            Presence::NotComparable => summary.not_comparable += 1,
-            Presence::Compared => {
-                for c in &b.counters {
-                    match (c.presence, c.verdict()) {
-                        (_, Some(Verdict::Regressed)) => summary.regressed += 1,
-                        (_, Some(Verdict::Improved)) => summary.improved += 1,
-                        (_, Some(Verdict::Unchanged)) => summary.unchanged += 1,
-                        (Presence::NotComparable, None) => summary.not_comparable += 1,
-                        _ => {}
-                    }
-                }
-            }
-        }
-    }
-    summary
-}
-
-/// The comparisons a side's reports carry themselves: the changes a run recorded when it was
-/// compared as it ran (with the previous run, `--baseline NAME`, or `--paired NAME`, whose
-/// paired verdict no pair of reports can recompute). BASE is the baseline each report names.
-/// A counter without a recorded change is reported as not comparable; a report without any is
-/// an error that says what to give instead.
-pub fn recorded(side: &Side) -> Result<Comparison, CompareError> {
-    let mut warnings = Vec::new();
-    let mut suites = Vec::new();
-    let mut names = Vec::new();
-    for (path, report) in &side.reports {
-        let any = report
-            .benchmarks
-            .iter()
-            .flat_map(|b| &b.counters)
-            .any(|c| c.change.is_some());
-        let Some(base) = report.baseline.as_ref().filter(|_| any) else {
-            return Err(CompareError::SuiteMismatch {
-                message: format!(
-                    "{}: this report carries no comparison (it ran without a baseline, a previous \
-                     run or --paired): give two reports, BASE and NEW",
-                    path.display()
-                ),
-            });
-        };
-        if !names.contains(&base.name) {
-            names.push(base.name.clone());
-        }
-        warnings.extend(
-            base.warnings
-                .iter()
-                .map(|w| format!("suite `{}`: {w}", report.suite)),
-        );
-        let benchmarks = report
-            .benchmarks
-            .iter()
-            .map(|b| {
-                if let Some(reason) = unmeasured(b, "NEW") {
-                    return BenchComparison {
-                        id: b.id.clone(),
-                        presence: Presence::NotComparable,
-                        reason: Some(reason),
-                        counters: Vec::new(),
-                    };
-                }
-                let counters = b.counters.iter().map(recorded_counter).collect();
-                BenchComparison {
-                    id: b.id.clone(),
-                    presence: Presence::Compared,
-                    reason: None,
-                    counters,
-                }
-            })
-            .collect();
-        suites.push(SuiteComparison {
-            suite: report.suite.clone(),
-            presence: Presence::Compared,
-            benchmarks,
-        });
-    }
-    Ok(Comparison {
-        schema_version: COMPARISON_SCHEMA_VERSION,
-        perfbench_version: env!("CARGO_PKG_VERSION").to_owned(),
-        base: names.join(", "),
-        new: side.path.display().to_string(),
-        warnings,
-        summary: summarize(&suites),
-        suites,
-    })
-}
-
-/// A counter's recorded change. The figures are the ones the change holds: the baseline's
-/// (`change.baseline`, with no interval of its own) and the new one implied by the ratio (with
-/// the ratio's interval), or the new run's estimate where there is no ratio.
-fn recorded_counter(c: &CounterResult) -> CounterComparison {
-    let Some(change) = c.change else {
-        return CounterComparison {
-            name: c.name.clone(),
-            unit: c.unit.clone(),
-            presence: Presence::NotComparable,
-            reason: Some("no change recorded for this counter".to_owned()),
-            base: None,
-            new: figure(c),
-            change: None,
-        };
-    };
-    let base = change.baseline;
-    let new = match change.ratio {
-        Some(r) => Some(Figure {
-            point: base * r,
-            ci_low: base * change.ci_low.unwrap_or(r),
-            ci_high: base * change.ci_high.unwrap_or(r),
-        }),
-        None => figure(c),
-    };
-    CounterComparison {
-        name: c.name.clone(),
-        unit: c.unit.clone(),
-        presence: Presence::Compared,
-        reason: None,
-        base: Some(Figure {
-            point: base,
-            ci_low: base,
-            ci_high: base,
-        }),
-        new,
-        change: Some(change),
-    }
-}
-
-type Pair<'a> = (Option<&'a Report>, Option<&'a Report>);
-
-/// The suites of both sides, matched by name: NEW's order, then BASE's leftovers.
-fn pair_suites<'a>(base: &'a Side, new: &'a Side) -> Result<Vec<Pair<'a>>, CompareError> {
-    let find = |side: &'a Side, suite: &str| {
-        side.reports
-            .iter()
-            .map(|(_, r)| r)
-            .find(|r| r.suite == suite)
-    };
-    match (base.directory, new.directory) {
-        (false, false) => {
-            let (b, n) = (&base.reports[0].1, &new.reports[0].1);
-            if b.suite != n.suite {
-                return Err(CompareError::SuiteMismatch {
-                    message: format!(
-                        "{} is a report of suite `{}` but {} of suite `{}`: compare two reports \
-                         of one suite, or two baseline directories",
-                        base.path.display(),
-                        b.suite,
-                        new.path.display(),
-                        n.suite
-                    ),
-                });
-            }
-            Ok(vec![(Some(b), Some(n))])
-        }
-        (true, false) | (false, true) => {
-            let (file, dir) = if base.directory {
-                (new, base)
-            } else {
-                (base, new)
-            };
-            let report = &file.reports[0].1;
-            let other = find(dir, &report.suite).ok_or_else(|| CompareError::SuiteMismatch {
-                message: format!(
-                    "{} has no report of suite `{}` (the suite of {}); it has: {}",
-                    dir.path.display(),
-                    report.suite,
-                    file.path.display(),
-                    suite_list(dir)
-                ),
-            })?;
-            Ok(if base.directory {
-                vec![(Some(other), Some(report))]
-            } else {
-                vec![(Some(report), Some(other))]
-            })
-        }
-        (true, true) => {
-            let mut pairs: Vec<Pair<'a>> = new
-                .reports
-                .iter()
-                .map(|(_, n)| (find(base, &n.suite), Some(n)))
-                .collect();
-            for (_, b) in &base.reports {
-                if find(new, &b.suite).is_none() {
-                    pairs.push((Some(b), None));
-                }
-            }
-            Ok(pairs)
-        }
-    }
-}
-
-fn suite_list(side: &Side) -> String {
-    let names: Vec<String> = side
-        .reports
-        .iter()
-        .map(|(_, r)| format!("`{}`", r.suite))
-        .collect();
-    names.join(", ")
-}
-
-/// A suite on one side only: every benchmark added or removed.
-fn one_sided(report: &Report, presence: Presence) -> SuiteComparison {
-    SuiteComparison {
-        suite: report.suite.clone(),
-        presence,
-        benchmarks: report
-            .benchmarks
-            .iter()
-            .map(|b| BenchComparison {
-                id: b.id.clone(),
-                presence,
-                reason: None,
-                counters: Vec::new(),
-            })
-            .collect(),
-    }
-}
-
-fn compare_suite(base: &Report, new: &Report, settings: &Settings) -> SuiteComparison {
-    let mut benchmarks: Vec<BenchComparison> = new
-        .benchmarks
-        .iter()
-        .map(|n| match base.bench(&n.id) {
-            Some(b) => compare_bench(b, n, settings),
-            None => BenchComparison {
-                id: n.id.clone(),
-                presence: Presence::Added,
-                reason: None,
-                counters: Vec::new(),
-            },
-        })
-        .collect();
-    for b in &base.benchmarks {
-        if new.bench(&b.id).is_none() {
-            benchmarks.push(BenchComparison {
-                id: b.id.clone(),
-                presence: Presence::Removed,
-                reason: None,
-                counters: Vec::new(),
-            });
-        }
-    }
-    SuiteComparison {
-        suite: new.suite.clone(),
-        presence: Presence::Compared,
-        benchmarks,
-    }
-}
-
-/// Why a benchmark has nothing to compare on one side, if so.
-fn unmeasured(b: &Benchmark, side: &str) -> Option<String> {
-    match b.outcome {
-        Outcome::Measured => None,
-        Outcome::Tested => Some(format!("{side} ran it as a test only (no measurement)")),
-        Outcome::Panicked | Outcome::Failed => {
-            Some(format!("{side}: {}", b.failure().unwrap_or_default()))
-        }
-    }
-}
-
-fn compare_bench(base: &Benchmark, new: &Benchmark, settings: &Settings) -> BenchComparison {
-    if let Some(reason) = unmeasured(base, "BASE").or_else(|| unmeasured(new, "NEW")) {
-        return BenchComparison {
-            id: new.id.clone(),
-            presence: Presence::NotComparable,
-            reason: Some(reason),
-            counters: Vec::new(),
-        };
-    }
-    let mut counters: Vec<CounterComparison> = new
-        .counters
-        .iter()
-        .map(|n| match base.counter(&n.name) {
-            Some(b) => compare_counter(b, n, settings),
-            None => CounterComparison {
-                name: n.name.clone(),
-                unit: n.unit.clone(),
-                presence: Presence::Added,
-                reason: None,
-                base: None,
-                new: figure(n),
-                change: None,
-            },
-        })
-        .collect();
-    for b in &base.counters {
-        if new.counter(&b.name).is_none() {
-            counters.push(CounterComparison {
-                name: b.name.clone(),
-                unit: b.unit.clone(),
-                presence: Presence::Removed,
-                reason: None,
-                base: figure(b),
-                new: None,
-                change: None,
-            });
-        }
-    }
-    BenchComparison {
-        id: new.id.clone(),
-        presence: Presence::Compared,
-        reason: None,
-        counters,
-    }
-}
-
-fn figure(c: &CounterResult) -> Option<Figure> {
-    c.estimate.map(|e| Figure {
-        point: e.point,
-        ci_low: e.ci_low,
-        ci_high: e.ci_high,
-    })
-}
-
-/// How counter `new` changed since `base` (the same counter of the same benchmark in two
-/// runs), judged with `settings`; or why the two cannot be compared (different units, one side
-/// simulated and the other counted on a machine, no finite sample on a side).
-pub fn counter_change(
-    base: &CounterResult,
-    new: &CounterResult,
-    settings: &Settings,
-) -> Result<Change, String> {
-    let finite = |c: &CounterResult| c.per_iteration.iter().any(|x| x.is_finite());
-    let simulated = |c: &CounterResult| c.source == Source::Callgrind;
-    if simulated(base) != simulated(new) {
-        Err(format!(
-            "simulated counts are not comparable with counted ones: {} vs {}",
-            describe_source(base.source),
-            describe_source(new.source)
-        ))
-    } else if base.unit != new.unit {
-        Err(format!("units differ: {} vs {}", base.unit, new.unit))
-    } else if !finite(base) || !finite(new) {
-        Err("no finite sample on one side".to_owned())
-    } else {
-        let cfg = settings.config_for_counter(new);
-        Ok(stats::compare_rounds(
-            &base.round_values(),
-            &new.round_values(),
-            &cfg,
-        ))
-    }
-}
-
-/// A counter's source for a person: `simulated (callgrind)` or `counted (rdpmc)`.
-fn describe_source(source: Source) -> String {
-    match source {
-        Source::Callgrind => "simulated (callgrind)".to_owned(),
-        other => format!("counted ({other})"),
-    }
-}
-
-fn compare_counter(
-    base: &CounterResult,
-    new: &CounterResult,
-    settings: &Settings,
-) -> CounterComparison {
-    let (presence, reason, change) = match counter_change(base, new, settings) {
-        Ok(change) => (Presence::Compared, None, Some(change)),
-        Err(reason) => (Presence::NotComparable, Some(reason), None),
-    };
-    // With rounds on both sides the change compares the floors: show those.
-    let floor = |c: &CounterResult| stats::rounds::floor(&c.round_values());
-    let floors = match (floor(base), floor(new)) {
-        (Some(b), Some(n)) => Some((b, n)),
-        _ => None,
-    };
-    let with_floor = |c: &CounterResult, floor: Option<f64>| {
-        figure(c).map(|f| Figure {
-            point: floor.unwrap_or(f.point),
-            ..f
-        })
-    };
-    CounterComparison {
-        name: new.name.clone(),
-        unit: new.unit.clone(),
-        presence,
-        reason,
-        base: with_floor(base, floors.map(|f| f.0)),
-        new: with_floor(new, floors.map(|f| f.1)),
-        change,
-    }
-}
-
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+
+    /// The comparison document's schema file is what the types generate (the `perfbench` tool's
+    /// tests check its real output against the file).
+    #[test]
+    fn the_checked_in_comparison_schema_is_generated_from_the_types() {
+        const FILE: &str = "compare-v1.schema.json";
+        let schema = crate::model::schema_tests::schema_for::<Comparison>(FILE);
+        crate::model::schema_tests::check_schema_file(FILE, &schema);
+        crate::model::schema_tests::Validator::new(&schema).assert_well_formed();
+    }
+}

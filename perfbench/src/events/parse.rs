@@ -1044,7 +1044,7 @@ fn closest(input: &str, candidates: Vec<String>) -> Vec<String> {
             (distance <= limit).then_some((distance, via_bare, cased, candidate))
         })
         .collect();
-    scored.sort();
+    crate::sorting::sort_by(&mut scored, Ord::cmp);
     let mut out: Vec<String> = Vec::new();
     for (_, _, _, candidate) in scored {
         if !out.contains(&candidate) {

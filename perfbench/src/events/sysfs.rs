@@ -17,6 +17,8 @@ use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::sorting::sort_by;
+
 /// Where the kernel lists its PMUs.
 const SYSTEM_ROOT: &str = "/sys/bus/event_source/devices";
 
@@ -200,7 +202,7 @@ impl Sysfs {
             .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
             .filter_map(|name| self.pmu(&name))
             .collect();
-        pmus.sort_by(|a, b| a.name.cmp(&b.name));
+        sort_by(&mut pmus, |a, b| a.name.cmp(&b.name));
         pmus
     }
 
@@ -301,7 +303,7 @@ fn dir_names(dir: &Path) -> Vec<String> {
             e.file_name().into_string().ok()
         })
         .collect();
-    names.sort();
+    sort_by(&mut names, Ord::cmp);
     names
 }
 
@@ -342,7 +344,7 @@ impl Pmu {
             .into_iter()
             .filter_map(|(term, spec)| FormatField::parse(&term, &spec))
             .collect();
-        formats.sort_by(|a, b| a.name.cmp(&b.name));
+        sort_by(&mut formats, |a, b| a.name.cmp(&b.name));
 
         let mut events = BTreeMap::new();
         let mut units = BTreeMap::new();
@@ -477,7 +479,7 @@ fn parse_cpu_list(list: &str) -> Option<Vec<u32>> {
         }
         cpus.extend(lo..=hi);
     }
-    cpus.sort_unstable();
+    sort_by(&mut cpus, Ord::cmp);
     cpus.dedup();
     Some(cpus)
 }
@@ -593,7 +595,7 @@ impl FormatField {
             }
             bits.push((lo, hi));
         }
-        bits.sort_unstable();
+        sort_by(&mut bits, Ord::cmp);
         if bits.windows(2).any(|w| w[0].1 >= w[1].0) {
             return None;
         }

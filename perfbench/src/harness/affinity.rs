@@ -97,7 +97,7 @@ pub fn plan(events: &[Event], sysfs: &Sysfs, allowed: &[u32]) -> Pinning {
         return Pinning::unchanged(events, None);
     }
     let mut bound: Vec<&str> = events.iter().filter_map(|e| bound_pmu(e, &cores)).collect();
-    bound.sort_unstable();
+    crate::sorting::sort_by(&mut bound, Ord::cmp);
     bound.dedup();
     let target = match bound.as_slice() {
         [one] => cores.iter().find(|(p, _)| p.name == *one),

@@ -201,7 +201,7 @@ pub static BENCHMARKS: [Entry];
 /// ```
 pub fn registered() -> Vec<&'static Entry> {
     let mut v: Vec<&'static Entry> = BENCHMARKS.iter().collect();
-    v.sort_by(|a, b| {
+    crate::sorting::sort_by(&mut v, |a, b| {
         (a.module_path, a.file, a.line, a.name).cmp(&(b.module_path, b.file, b.line, b.name))
     });
     v

@@ -678,12 +678,8 @@ impl Sampler {
             .iter()
             .map(|e| e.name.as_str())
             .collect();
-        out.sort_by_key(|s| {
-            order
-                .iter()
-                .position(|n| *n == s.name)
-                .unwrap_or(usize::MAX)
-        });
+        let rank = |name: &str| order.iter().position(|n| *n == name).unwrap_or(usize::MAX);
+        crate::sorting::sort_by(&mut out, |a, b| rank(&a.name).cmp(&rank(&b.name)));
         out
     }
 

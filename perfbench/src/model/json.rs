@@ -53,8 +53,27 @@ pub fn to_json(report: &Report) -> String {
 /// assert_eq!(text, "{\n  \"ids\": [\"a\", \"b\"],\n  \"nested\": {\n    \"n\": null\n  }\n}");
 /// ```
 pub fn to_pretty<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    write(value, Layout::default())
+}
+
+/// Any serializable value as compact JSON on one line (what `serde_json::to_string` writes),
+/// for the messages between processes.
+///
+/// Written through the same serializer type as [`to_pretty`] (with a layout that leaves out the
+/// whitespace), so that a type written both ways is compiled once.
+pub fn to_compact<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    write(
+        value,
+        Layout {
+            compact: true,
+            ..Layout::default()
+        },
+    )
+}
+
+fn write<T: serde::Serialize + ?Sized>(value: &T, layout: Layout) -> String {
     let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, Layout::default());
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, layout);
     // Serializing perfbench's types into memory cannot fail: every map key is a string and
     // the writer is a Vec.
     value
@@ -68,8 +87,11 @@ pub fn to_pretty<T: serde::Serialize + ?Sized>(value: &T) -> String {
 /// serde_json tells the formatter that an array element begins before it says what the element
 /// is; the separator is written once the element's first token shows whether it is a container
 /// (a new line and indentation) or a plain value (`, ` on the same line).
+///
+/// `compact`: no whitespace at all, as serde_json's `CompactFormatter` writes.
 #[derive(Default)]
 struct Layout {
+    compact: bool,
     indent: usize,
     /// Per open array: whether it has had a container element (then `]` goes on its own line).
     arrays: Vec<bool>,
@@ -81,6 +103,9 @@ struct Layout {
 
 impl Layout {
     fn newline<W: ?Sized + io::Write>(&self, w: &mut W) -> io::Result<()> {
+        if self.compact {
+            return Ok(());
+        }
         w.write_all(b"\n")?;
         for _ in 0..self.indent {
             w.write_all(b"  ")?;
@@ -103,6 +128,8 @@ impl Layout {
             self.newline(w)
         } else if first {
             Ok(())
+        } else if self.compact {
+            w.write_all(b",")
         } else {
             w.write_all(b", ")
         }
@@ -204,7 +231,7 @@ impl Formatter for Layout {
     }
 
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        w.write_all(b": ")
+        w.write_all(if self.compact { b":" } else { b": " })
     }
 }
 
@@ -485,6 +512,13 @@ mod tests {
     use super::*;
     use crate::model::fixtures::{synthetic_report, written_by_43453b4};
     use crate::model::{Outcome, Source, Throughput};
+
+    #[test]
+    fn compact_is_what_serde_json_writes() {
+        let report = synthetic_report();
+        assert_eq!(to_compact(&report), serde_json::to_string(&report).unwrap());
+        assert_eq!(to_compact(&[1.5, f64::NAN]), "[1.5,null]");
+    }
 
     #[test]
     fn round_trip_is_exact() {

@@ -331,10 +331,7 @@ fn measure_in_worker(conn: &Shared, p: &Planned, request: &Value, events: &[Even
         )
     };
     // Written directly, not through a `Value`, whose maps would sort the counters by name.
-    match serde_json::to_string(&measured) {
-        Ok(text) => format!("{{\"done\":{text}}}"),
-        Err(e) => worker_error(Outcome::Failed, format!("cannot encode the samples: {e}")),
-    }
+    format!("{{\"done\":{}}}", model::json::to_compact(&measured))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -575,13 +575,7 @@ pub(crate) fn child(suite: &str, dir: &Path, args: &Args) -> ExitCode {
             samples: Vec::new(),
         },
     };
-    let json = match serde_json::to_string(&result) {
-        Ok(j) => j,
-        Err(e) => {
-            eprintln!("error: cannot write the simulated result: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let json = model::json::to_compact(&result);
     if let Err(e) = model::file::write_atomic(&dir.join(RESULT_FILE), json.as_bytes()) {
         eprintln!(
             "error: cannot write {}: {e}",

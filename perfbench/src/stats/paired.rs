@@ -224,7 +224,7 @@ fn walsh_averages(d: &[f64]) -> Vec<f64> {
             w.push(0.5 * x + 0.5 * y);
         }
     }
-    w.sort_by(f64::total_cmp);
+    crate::sorting::sort_f64(&mut w);
     w
 }
 
@@ -291,7 +291,7 @@ pub fn signed_rank_p(d: &[f64]) -> f64 {
     if nonzero.is_empty() {
         return 1.0;
     }
-    nonzero.sort_by(|a, b| a.abs().total_cmp(&b.abs()));
+    crate::sorting::sort_by(&mut nonzero, |a, b| a.abs().total_cmp(&b.abs()));
     let n = nonzero.len() as f64;
     let (mut w_plus, mut ties) = (0.0, 0.0);
     let mut i = 0;

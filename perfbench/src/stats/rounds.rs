@@ -64,6 +64,7 @@
 use super::bootstrap::{self, ConfidenceInterval};
 use super::compare::{compare, Change, CompareConfig, Method, Verdict};
 use super::univariate::Sample;
+use crate::sorting::{sort_by, sort_f64};
 
 /// The fewest rounds on each side for [`compare_rounds`] to use rounds; fewer falls back to
 /// [`compare()`] on the samples.
@@ -88,8 +89,8 @@ pub const MIN_ROUNDS: usize = 3;
 pub fn compare_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> Change {
     // Sorted: nothing below depends on the order of the rounds (the bootstrap would).
     let (mut b, mut n) = (round_figures(base), round_figures(new));
-    b.sort_by(f64::total_cmp);
-    n.sort_by(f64::total_cmp);
+    sort_f64(&mut b);
+    sort_f64(&mut n);
     if b.len() < MIN_ROUNDS || n.len() < MIN_ROUNDS {
         let samples = CompareConfig {
             threshold: cfg.samples_threshold,
@@ -239,7 +240,7 @@ fn mann_whitney_p(base: &[f64], new: &[f64]) -> f64 {
         .map(|&x| (x, false))
         .chain(new.iter().map(|&x| (x, true)))
         .collect();
-    all.sort_by(|a, b| a.0.total_cmp(&b.0));
+    sort_by(&mut all, |a, b| a.0.total_cmp(&b.0));
     // Mid-ranks, and the tie term sum(t^3 - t).
     let (mut rank_new, mut ties) = (0.0, 0.0);
     let mut i = 0;

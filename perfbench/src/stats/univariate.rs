@@ -199,7 +199,7 @@ pub struct Percentiles {
 impl Percentiles {
     /// Sorts `values` (in `f64::total_cmp` order). Callers pass finite values.
     pub(crate) fn from_unsorted(mut values: Vec<f64>) -> Self {
-        values.sort_unstable_by(f64::total_cmp);
+        crate::sorting::sort_f64(&mut values);
         Percentiles {
             sorted: values.into_boxed_slice(),
         }

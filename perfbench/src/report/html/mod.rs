@@ -1,6 +1,7 @@
 //! The HTML report (feature `html`, on by default): an index of every suite and a page per
-//! benchmark with a plot per counter, and a comparison of two runs
-//! (`perfbench compare BASE NEW --html DIR`).
+//! benchmark with a plot per counter. The pieces of the pages ([`document`], [`bench_page`],
+//! [`machine_line`], ...) are public: the `perfbench` tool builds the pages of a comparison of
+//! two runs (`perfbench compare BASE NEW --html DIR`) from them.
 //!
 //! Every `cargo bench` run writes `target/perfbench/report/`: `index.html` (every suite whose
 //! latest report is in `target/perfbench/`, what regressed and improved first) and
@@ -21,10 +22,9 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::compare::{BenchComparison, Comparison, CounterComparison, Presence, Side};
 use crate::model::{file, Benchmark, CounterResult, Outcome, Report, Sampling, Throughput};
 use crate::stats::{headline_samples, Change, Estimate, Method, Verdict};
-use crate::units::{format_change, format_change_interval, format_estimate, format_value};
+use crate::units::{format_change_interval, format_estimate, format_value};
 
 /// One file of a rendered report: its path below the report's directory, and its contents.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,7 +129,7 @@ pub fn escape(text: &str) -> String {
 
 /// A suite's directory name: its name with anything but ASCII letters, digits, `-` and `_`
 /// replaced by `_`.
-fn suite_dir(suite: &str) -> String {
+pub fn suite_dir(suite: &str) -> String {
     let s: String = suite
         .chars()
         .map(|c| {
@@ -209,8 +209,9 @@ nav { margin-bottom: 0.6em; }
 code { font-size: 0.95em; }
 "##;
 
-/// A whole HTML document.
-fn document(title: &str, body: &str) -> String {
+/// A whole HTML document: `body` under `title` (escaped here), with the report's style sheet
+/// and its `Content-Security-Policy`.
+pub fn document(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
@@ -224,7 +225,7 @@ fn document(title: &str, body: &str) -> String {
 }
 
 /// `<td class="VERDICT">verdict</td>`, or an empty cell.
-fn verdict_cell(verdict: Option<Verdict>) -> String {
+pub fn verdict_cell(verdict: Option<Verdict>) -> String {
     match verdict {
         Some(v) => format!("<td class=\"{0}\">{0}</td>", v.as_str()),
         None => "<td></td>".to_owned(),
@@ -248,8 +249,8 @@ fn point(e: &Estimate) -> f64 {
     }
 }
 
-/// The machine a report ran on, in one line.
-fn machine_line(r: &Report) -> String {
+/// The machine a report ran on, in one line (escaped).
+pub fn machine_line(r: &Report) -> String {
     let m = &r.machine;
     let mut parts = vec![
         escape(&m.cpu),
@@ -624,8 +625,8 @@ fn throughput_cells(b: &Benchmark) -> Option<(String, String)> {
 /// A benchmark's page: for each counter its figures and its plots (distribution, with the
 /// baseline's overlaid when `base` is given; the samples in order; the regression with linear
 /// sampling). `changes` gives a counter's change when the page shows a comparison (else each
-/// counter's recorded `change` is shown).
-fn bench_page(
+/// counter's recorded `change` is shown). `up` is the index's address from the page.
+pub fn bench_page(
     r: &Report,
     b: &Benchmark,
     base: Option<(&str, &Benchmark)>,
@@ -951,7 +952,7 @@ pub fn write_run(dir: &Path, reports_dir: &Path, run: SuiteInput<'_>) -> io::Res
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
             .collect();
-        files.sort();
+        crate::sorting::sort_by(&mut files, Ord::cmp);
         for f in files {
             if let Ok(r) = file::load(&f) {
                 if r.suite != run.report.suite && !others.iter().any(|o| o.suite == r.suite) {
@@ -962,7 +963,7 @@ pub fn write_run(dir: &Path, reports_dir: &Path, run: SuiteInput<'_>) -> io::Res
     }
     let mut reports: Vec<&Report> = others.iter().collect();
     reports.push(run.report);
-    reports.sort_by(|a, b| a.suite.cmp(&b.suite));
+    crate::sorting::sort_by(&mut reports, |a, b| a.suite.cmp(&b.suite));
     let mut pages = vec![index(&reports)];
     pages.extend(suite_pages(run));
     // Only this suite's directory is rewritten; the others keep the pages their runs wrote.
@@ -1009,207 +1010,6 @@ pub fn find_baseline(report_path: &Path, report: &Report) -> Option<Report> {
     let dir = report_path.parent()?;
     let path = crate::baseline::Store::new(dir).baseline_path(name, &report.suite);
     file::load(&path).ok()
-}
-
-/// The pages of `perfbench compare BASE NEW --html DIR`: an index with the warnings, the
-/// summary, what regressed and improved, the rest folded away; and a page per benchmark on
-/// both sides with each counter's two distributions overlaid.
-/// `base` is `None` for a comparison a report recorded as it ran (`perfbench compare REPORT`):
-/// its pages show NEW alone with the recorded changes.
-pub fn comparison_site(cmp: &Comparison, base: Option<&Side>, new: &Side) -> Site {
-    let mut body = String::new();
-    let s = &cmp.summary;
-    let _ = write!(
-        body,
-        "<h1>perfbench compare</h1>\n<p class=\"facts\">BASE <code>{}</code> · NEW <code>{}</code></p>\n",
-        escape(&cmp.base),
-        escape(&cmp.new)
-    );
-    for w in &cmp.warnings {
-        let _ = writeln!(body, "<p class=\"warning\">{}</p>", escape(w));
-    }
-    let _ = writeln!(
-        body,
-        "<p><span class=\"{}\">{} regressed</span>, <span class=\"{}\">{} improved</span>, \
-         {} unchanged; {} added, {} removed, {} not comparable.</p>",
-        if s.regressed > 0 {
-            "regressed"
-        } else {
-            "muted"
-        },
-        s.regressed,
-        if s.improved > 0 { "improved" } else { "muted" },
-        s.improved,
-        s.unchanged,
-        s.added,
-        s.removed,
-        s.not_comparable
-    );
-    let report_of = |side: &Side, suite: &str| -> Option<Report> {
-        side.reports
-            .iter()
-            .find(|(_, r)| r.suite == suite)
-            .map(|(_, r)| r.clone())
-    };
-    let mut pages: Vec<Page> = Vec::new();
-    for suite in &cmp.suites {
-        let dir = suite_dir(&suite.suite);
-        let new_report = report_of(new, &suite.suite);
-        let base_report = base.and_then(|b| report_of(b, &suite.suite));
-        let _ = writeln!(
-            body,
-            "<section id=\"suite-{dir}\">\n<h2>Suite {}</h2>",
-            escape(&suite.suite)
-        );
-        if let Some(r) = &new_report {
-            let _ = writeln!(
-                body,
-                "<p class=\"facts\">NEW ran on {}.</p>",
-                machine_line(r)
-            );
-        }
-        if let Some(r) = &base_report {
-            let _ = writeln!(
-                body,
-                "<p class=\"facts\">BASE ran on {}.</p>",
-                machine_line(r)
-            );
-        }
-        // A page per benchmark on both sides.
-        let mut links: Vec<(String, String)> = Vec::new();
-        if let Some(nr) = &new_report {
-            for (i, bc) in suite.benchmarks.iter().enumerate() {
-                let Some(nb) = nr.bench(&bc.id) else {
-                    continue;
-                };
-                let bb = base_report.as_ref().and_then(|br| br.bench(&bc.id));
-                let file = bench_file(i, &bc.id);
-                let lookup = |c: &CounterResult| {
-                    bc.counters
-                        .iter()
-                        .find(|cc| cc.name == c.name)
-                        .and_then(|cc| cc.change)
-                };
-                pages.push(Page {
-                    path: Path::new(&dir).join(&file),
-                    html: bench_page(nr, nb, bb.map(|bb| ("BASE", bb)), &lookup, "../index.html"),
-                });
-                links.push((bc.id.clone(), format!("{dir}/{file}")));
-            }
-        }
-        let link = |id: &str| match links.iter().find(|(i, _)| i == id) {
-            Some((_, href)) => format!("<a href=\"{href}\">{}</a>", escape(id)),
-            None => escape(id),
-        };
-        for verdict in [Verdict::Regressed, Verdict::Improved] {
-            let rows: Vec<(&BenchComparison, &CounterComparison)> = suite
-                .benchmarks
-                .iter()
-                .flat_map(|b| b.counters.iter().map(move |c| (b, c)))
-                .filter(|(_, c)| c.verdict() == Some(verdict))
-                .collect();
-            if rows.is_empty() {
-                continue;
-            }
-            let _ = writeln!(
-                body,
-                "<h3 class=\"{0}\">{0} ({1})</h3>",
-                verdict.as_str(),
-                rows.len()
-            );
-            comparison_table(&mut body, &rows, &link);
-        }
-        let unchanged: Vec<(&BenchComparison, &CounterComparison)> = suite
-            .benchmarks
-            .iter()
-            .flat_map(|b| b.counters.iter().map(move |c| (b, c)))
-            .filter(|(_, c)| c.verdict() == Some(Verdict::Unchanged))
-            .collect();
-        if !unchanged.is_empty() {
-            let _ = writeln!(
-                body,
-                "<details>\n<summary>{} unchanged</summary>",
-                unchanged.len()
-            );
-            comparison_table(&mut body, &unchanged, &link);
-            body.push_str("</details>\n");
-        }
-        let others: Vec<&BenchComparison> = suite
-            .benchmarks
-            .iter()
-            .filter(|b| b.presence != Presence::Compared)
-            .collect();
-        if !others.is_empty() {
-            body.push_str("<h3>Added, removed, not comparable</h3>\n<ul>\n");
-            for b in others {
-                let what = match b.presence {
-                    Presence::Added => "added (only in NEW)".to_owned(),
-                    Presence::Removed => "removed (only in BASE)".to_owned(),
-                    Presence::NotComparable => format!(
-                        "not comparable: {}",
-                        b.reason.as_deref().unwrap_or("no reason given")
-                    ),
-                    Presence::Compared => String::new(),
-                };
-                let _ = writeln!(
-                    body,
-                    "<li><code>{}</code>: {}</li>",
-                    escape(&b.id),
-                    escape(&what)
-                );
-            }
-            body.push_str("</ul>\n");
-        }
-        body.push_str("</section>\n");
-    }
-    let mut all = vec![Page {
-        path: PathBuf::from("index.html"),
-        html: document("perfbench compare", &body),
-    }];
-    all.extend(pages);
-    Site { pages: all }
-}
-
-fn comparison_table(
-    body: &mut String,
-    rows: &[(&BenchComparison, &CounterComparison)],
-    link: &dyn Fn(&str) -> String,
-) {
-    body.push_str(
-        "<table>\n<tr><th>benchmark</th><th>counter</th><th>BASE</th><th>NEW</th>\
-         <th>change</th><th>interval</th><th>verdict</th></tr>\n",
-    );
-    for (b, c) in rows {
-        let fig = |f: Option<crate::compare::Figure>| {
-            f.map(|f| format_value(f.point, &c.unit))
-                .unwrap_or_default()
-        };
-        let (change, interval) = match &c.change {
-            Some(ch) => (
-                format_change(ch.ratio),
-                match (ch.ci_low, ch.ci_high) {
-                    (Some(l), Some(h)) => {
-                        format!("[{} {}]", format_change(Some(l)), format_change(Some(h)))
-                    }
-                    _ => String::new(),
-                },
-            ),
-            None => (String::new(), String::new()),
-        };
-        let _ = writeln!(
-            body,
-            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td>{}</tr>",
-            link(&b.id),
-            escape(&c.name),
-            escape(&fig(c.base)),
-            escape(&fig(c.new)),
-            escape(&change),
-            escape(&interval),
-            verdict_cell(c.verdict())
-        );
-    }
-    body.push_str("</table>\n");
 }
 
 #[cfg(test)]

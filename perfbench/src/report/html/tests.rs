@@ -1,10 +1,9 @@
 //! The HTML pages rendered from reports made by code: what each page holds, escaping, the
-//! plots per counter, comparisons, and writing to disk.
+//! plots per counter, compared runs, and writing to disk.
 
 use super::*;
-use crate::compare::{self, Settings};
 use crate::model::fixtures::synthetic_report;
-use crate::stats::{CompareConfig, Verdict};
+use crate::stats::Verdict;
 
 fn scratch(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("perfbench-html-{test}-{}", std::process::id()));
@@ -187,46 +186,6 @@ fn a_compared_run_shows_regressions_then_improvements_then_everything() {
     assert!(fib.contains("Compared with <strong>main</strong>"));
     assert!(fib.contains("overlaid with 20 values of main"));
     assert!(fib.contains("+50.0% [+49.0% +51.0%] regressed"));
-}
-
-#[test]
-fn a_comparison_has_its_own_pages() {
-    let dir = scratch("comparison");
-    let base = synthetic_report();
-    let mut new = synthetic_report();
-    for v in &mut new.benchmarks[1].counters[0].per_iteration {
-        *v *= 1.5;
-    }
-    let cfg = crate::stats::StatsConfig::default();
-    let c = &mut new.benchmarks[1].counters[0];
-    c.estimate = crate::stats::estimate(&c.per_iteration, Some(&c.iterations), &cfg);
-    let side = |name: &str, r: &Report| {
-        let path = dir.join(name);
-        file::write_atomic(&path, crate::model::json::to_json(r).as_bytes()).unwrap();
-        compare::load_side(&path).unwrap()
-    };
-    let (b, n) = (side("base.json", &base), side("new.json", &new));
-    let cmp = compare::compare(&b, &n, &Settings::default()).unwrap();
-    assert!(cmp.regressed());
-    let site = comparison_site(&cmp, Some(&b), &n);
-    let index = &site.pages[0].html;
-    let at = |s: &str| {
-        index
-            .find(s)
-            .unwrap_or_else(|| panic!("{s} not in the index"))
-    };
-    assert!(at(">regressed (1)<") < at("unchanged</summary>"));
-    assert!(index.contains("<details>"));
-    assert!(index.contains("href=\"demo/001-math_sum_4096.html\""));
-    let sum = page(&site, "sum_4096");
-    assert!(sum.contains("Compared with <strong>BASE</strong>"));
-    assert!(sum.contains("overlaid with 20 values of BASE"));
-    assert!(sum.contains("regressed (p = "));
-    // A recorded comparison (no BASE side): pages of NEW alone.
-    let recorded = comparison_site(&cmp, None, &n);
-    assert!(!page(&recorded, "sum_4096").contains("overlaid with"));
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = CompareConfig::default();
 }
 
 #[test]

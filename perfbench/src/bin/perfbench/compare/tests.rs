@@ -1,7 +1,9 @@
 use super::*;
-use crate::model::fixtures::synthetic_report;
-use crate::model::json::to_json;
-use crate::report::comparison;
+use crate::comparison;
+use crate::test_support::fixtures::synthetic_report;
+use perfbench::compare::{parse_percent, parse_threshold};
+use perfbench::model::json::to_json;
+use perfbench::model::Source;
 
 fn side(report: Report) -> Side {
     Side {
@@ -29,7 +31,7 @@ fn scaled(mut report: Report, id: &str, name: &str, factor: f64) -> Report {
     for v in &mut c.per_iteration {
         *v *= factor;
     }
-    c.estimate = crate::stats::estimate(&c.per_iteration, None, &Default::default());
+    c.estimate = perfbench::stats::estimate(&c.per_iteration, None, &Default::default());
     report
 }
 
@@ -271,7 +273,7 @@ fn different_machines_give_a_warning_in_every_format() {
     let mut new = base.clone();
     new.machine.kernel = "6.9.0".into();
     new.machine.core_pmus = vec![];
-    new.machine.sources[1].1 = crate::model::Source::Read;
+    new.machine.sources[1].1 = perfbench::model::Source::Read;
     let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
     assert_eq!(cmp.warnings.len(), 1);
     let w = &cmp.warnings[0];
@@ -347,9 +349,10 @@ fn the_json_is_the_comparison_and_matches_its_schema() {
     let text = comparison::json(&cmp);
     let back: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(back["summary"]["regressed"], 1);
-    let schema = crate::model::schema_tests::schema_for::<Comparison>(SCHEMA_FILE);
-    crate::model::schema_tests::check_schema_file(SCHEMA_FILE, &schema);
-    let v = crate::model::schema_tests::Validator::new(&schema);
+    // The checked-in schema, which the library's tests generate from the types.
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../../../schema/compare-v1.schema.json")).unwrap();
+    let v = crate::test_support::Validator::new(&schema);
     v.assert_well_formed();
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v.validate(&doc), Vec::<String>::new());
@@ -357,8 +360,6 @@ fn the_json_is_the_comparison_and_matches_its_schema() {
     bad["suites"][0]["presence"] = "gone".into();
     assert!(!v.validate(&bad).is_empty());
 }
-
-const SCHEMA_FILE: &str = "compare-v1.schema.json";
 
 #[test]
 fn sides_load_from_files_and_directories_with_clear_errors() {
@@ -480,7 +481,7 @@ fn simulated_rounds(name: &str, per_round: &[f64]) -> Report {
     c.per_iteration = per_round.to_vec();
     c.iterations = vec![64; per_round.len()];
     c.rounds = vec![1; per_round.len()];
-    c.estimate = crate::stats::estimate(&c.per_iteration, None, &Default::default());
+    c.estimate = perfbench::stats::estimate(&c.per_iteration, None, &Default::default());
     r
 }
 
@@ -545,7 +546,7 @@ fn simulated_reports_render_like_any_other() {
         assert!(out.contains(&id), "{out}");
         assert!(out.contains("regressed"), "{out}");
     }
-    let bmf = crate::report::bmf::bmf(&new);
+    let bmf = crate::bmf::bmf(&new);
     assert!(
         bmf.contains(&id) && bmf.contains("\"instructions\""),
         "{bmf}"
@@ -557,7 +558,7 @@ fn simulated_reports_render_like_any_other() {
 fn another_simulator_is_a_fingerprint_difference() {
     let sim = |version: &str| {
         let mut r = simulated(synthetic_report());
-        r.machine.simulator = Some(crate::model::Simulator {
+        r.machine.simulator = Some(perfbench::model::Simulator {
             tool: "callgrind".into(),
             version: version.into(),
             cache: "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64".into(),

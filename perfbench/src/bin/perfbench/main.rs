@@ -13,15 +13,25 @@
 //! Exit codes: 0 success, 1 a regression with `compare --fail-on-regression`, 2 usage or
 //! environment error (an unreadable or invalid report among them).
 
+mod bmf;
+mod compare;
+mod comparison;
+#[cfg(feature = "html")]
+mod comparison_html;
+#[cfg(test)]
+mod test_support;
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use perfbench::compare::{self, Settings};
+use perfbench::compare::Settings;
 use perfbench::doctor::{self, Machine};
 use perfbench::events::{self, Sysfs};
 use perfbench::model::file;
-use perfbench::report::{bmf, comparison};
+// What the library's test fixtures (`test_support`) name as `crate::stats`.
+#[cfg(test)]
+use perfbench::stats;
 
 const HELP: &str = "\
 Benchmarks that read hardware performance counters
@@ -322,13 +332,13 @@ fn parse_compare(p: &mut lexopt::Parser) -> Result<Cmd, Usage> {
             }
             Long("threshold") => {
                 let v = p.value().and_then(|v| v.string()).map_err(lexopt_error)?;
-                let t = compare::parse_threshold(&v)
+                let t = perfbench::compare::parse_threshold(&v)
                     .map_err(|e| usage(format!("--threshold: {e}"), COMPARE_HELP))?;
                 settings.thresholds.push(t);
             }
             Long("noise-threshold") if settings.noise_threshold.is_none() => {
                 let v = p.value().and_then(|v| v.string()).map_err(lexopt_error)?;
-                let t = compare::parse_percent(&v)
+                let t = perfbench::compare::parse_percent(&v)
                     .map_err(|e| usage(format!("--noise-threshold: {e}"), COMPARE_HELP))?;
                 settings.noise_threshold = Some(t);
             }
@@ -547,11 +557,11 @@ fn run_compare(
 #[cfg(feature = "html")]
 fn write_comparison_html(
     dir: &std::path::Path,
-    cmp: &compare::Comparison,
+    cmp: &perfbench::compare::Comparison,
     base: Option<&compare::Side>,
     new: &compare::Side,
 ) -> Result<(), String> {
-    perfbench::report::html::comparison_site(cmp, base, new)
+    comparison_html::comparison_site(cmp, base, new)
         .write(dir)
         .map_err(|e| format!("cannot write the HTML pages to {}: {e}", dir.display()))
 }
@@ -559,7 +569,7 @@ fn write_comparison_html(
 #[cfg(not(feature = "html"))]
 fn write_comparison_html(
     _dir: &std::path::Path,
-    _cmp: &compare::Comparison,
+    _cmp: &perfbench::compare::Comparison,
     _base: Option<&compare::Side>,
     _new: &compare::Side,
 ) -> Result<(), String> {

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! One benchmark per measured benchmark id, one measure per counter: the headline
-//! ([`Estimate::point`](crate::model::Estimate::point)) and its confidence interval.
+//! ([`Estimate::point`](perfbench::model::Estimate::point)) and its confidence interval.
 //! `wall-time` is Bencher's built-in `latency` measure (nanoseconds); every other counter is a
 //! measure of its own name, which Bencher creates on first use. Benchmarks that panicked,
 //! failed or were only tested, and counters without an estimate, are left out.
@@ -22,7 +22,7 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_derive::Serialize;
 
-use crate::model::{Outcome, Report};
+use perfbench::model::{Outcome, Report};
 
 /// One metric of Bencher Metric Format.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -78,7 +78,7 @@ pub fn bmf(report: &Report) -> String {
         .iter()
         .map(|(id, m)| (id.as_str(), Ordered(m)))
         .collect();
-    crate::model::json::to_pretty(&Ordered(&nested)) + "\n"
+    perfbench::model::json::to_pretty(&Ordered(&nested)) + "\n"
 }
 
 /// `[(key, value)]` as a JSON object in the given order.
@@ -97,7 +97,7 @@ impl<K: AsRef<str>, V: Serialize> Serialize for Ordered<'_, K, V> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::fixtures::synthetic_report;
+    use crate::test_support::fixtures::synthetic_report;
 
     #[test]
     fn one_measure_per_counter_in_report_order() {

@@ -19,9 +19,11 @@
 
 use std::fmt::Write as _;
 
-use crate::compare::{BenchComparison, Comparison, CounterComparison, Presence, SuiteComparison};
-use crate::model::Verdict;
-use crate::units::{format_change as percent, format_value};
+use perfbench::compare::{
+    BenchComparison, Comparison, CounterComparison, Figure, Presence, SuiteComparison,
+};
+use perfbench::model::Verdict;
+use perfbench::units::{format_change as percent, format_value};
 
 /// `1.214 (+21.4%)`; `n/a` when undefined.
 fn ratio(c: &CounterComparison) -> String {
@@ -52,7 +54,7 @@ fn trim_float(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-fn value(c: &CounterComparison, side: Option<crate::compare::Figure>) -> String {
+fn value(c: &CounterComparison, side: Option<Figure>) -> String {
     side.map_or_else(|| "-".to_owned(), |f| format_value(f.point, &c.unit))
 }
 
@@ -139,7 +141,7 @@ pub fn summary_line(cmp: &Comparison) -> String {
         .flat_map(|b| &b.counters)
         .any(|c| {
             c.change
-                .is_some_and(|ch| ch.method == crate::model::Method::Paired)
+                .is_some_and(|ch| ch.method == perfbench::model::Method::Paired)
         });
     if paired {
         line.push_str(" (paired run)");
@@ -374,5 +376,5 @@ pub fn markdown(cmp: &Comparison) -> String {
 
 /// The comparison as JSON (the [`Comparison`] type), pretty-printed, ending in a newline.
 pub fn json(cmp: &Comparison) -> String {
-    crate::model::json::to_pretty(cmp) + "\n"
+    perfbench::model::json::to_pretty(cmp) + "\n"
 }
