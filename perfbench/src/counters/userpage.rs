@@ -15,8 +15,8 @@
 //! (`time_enabled != time_running`, the test of the reference loop in `perf_event.h`), or when
 //! the caller asks for the times ([`FastReader::read_times`]).
 //!
-//! [`reference`](mod@reference) is the minimal group read the fast path's cost is held against: the same
-//! seqlock, index, width, offset and sign-extension work and nothing else.
+//! [`reference`](mod@reference) is the minimal group read the fast path's cost is held against:
+//! the same seqlock, index, width, offset and sign-extension work and nothing else.
 //!
 //! The reader is generic over where page fields ([`PageView`]) and register values
 //! ([`Registers`]) come from. Production code uses `FastReader<MappedPage, arch::Native>`; the
