@@ -38,6 +38,19 @@ pub struct Settings {
 
 impl Settings {
     /// The comparison settings for the counter `name`.
+    ///
+    /// ```
+    /// use perfbench::compare::Settings;
+    ///
+    /// let settings = Settings {
+    ///     noise_threshold: Some(0.05),
+    ///     thresholds: vec![("wall-time".into(), 0.10)],
+    /// };
+    /// assert_eq!(settings.config_for("wall-time").threshold, 0.10); // `--threshold` wins
+    /// assert_eq!(settings.config_for("cycles").threshold, 0.05);
+    /// assert!(settings.config_for("context-switches").threshold.is_infinite()); // never flagged
+    /// assert_eq!(Settings::default().config_for("instructions").threshold, 0.005);
+    /// ```
     pub fn config_for(&self, name: &str) -> CompareConfig {
         self.config_for_kind(name, stats::CounterKind::of(name))
     }
@@ -45,6 +58,23 @@ impl Settings {
     /// The comparison settings for counter `c`: as [`Settings::config_for`] its name, except
     /// that every simulated counter ([`Source::Callgrind`]) is exact (the simulator counts the
     /// same every time).
+    ///
+    /// ```
+    /// use perfbench::compare::Settings;
+    /// # use perfbench::model::{CounterResult, Source};
+    /// # fn counter(name: &str, unit: &str, source: Source, values: &[f64]) -> CounterResult {
+    /// #     CounterResult {
+    /// #         name: name.into(), unit: unit.into(), source, multiplexed: false,
+    /// #         per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+    /// #         rounds: Vec::new(), overhead: 0.0, estimate: None, change: None,
+    /// #     }
+    /// # }
+    /// let simulated = counter("L1-misses", "count", Source::Callgrind, &[3.0]);
+    /// let measured = counter("L1-misses", "count", Source::Read, &[3.0]);
+    /// let settings = Settings::default();
+    /// assert_eq!(settings.config_for_counter(&simulated).min_step, 0.5); // exact: one count counts
+    /// assert!(settings.config_for_counter(&measured).min_step.is_infinite());
+    /// ```
     pub fn config_for_counter(&self, c: &CounterResult) -> CompareConfig {
         let kind = match c.source {
             Source::Callgrind => stats::CounterKind::Exact,
@@ -75,6 +105,15 @@ impl Settings {
 }
 
 /// Parses a percentage as the command line gives it (`5`, `5%`, `0.5`) into a fraction.
+///
+/// ```
+/// use perfbench::compare::parse_percent;
+///
+/// assert_eq!(parse_percent("5"), Ok(0.05));
+/// assert_eq!(parse_percent("5%"), Ok(0.05));
+/// assert_eq!(parse_percent("0.5"), Ok(0.005));
+/// assert!(parse_percent("five").is_err());
+/// ```
 pub fn parse_percent(text: &str) -> Result<f64, String> {
     let t = text.trim();
     let t = t.strip_suffix('%').unwrap_or(t);
@@ -87,6 +126,13 @@ pub fn parse_percent(text: &str) -> Result<f64, String> {
 }
 
 /// Parses `COUNTER=PCT` (`--threshold wall-time=10`).
+///
+/// ```
+/// use perfbench::compare::parse_threshold;
+///
+/// assert_eq!(parse_threshold("wall-time=10"), Ok(("wall-time".to_string(), 0.10)));
+/// assert!(parse_threshold("wall-time").is_err());
+/// ```
 pub fn parse_threshold(text: &str) -> Result<(String, f64), String> {
     match text.split_once('=') {
         Some((name, pct)) if !name.trim().is_empty() => {
@@ -101,6 +147,30 @@ pub fn parse_threshold(text: &str) -> Result<(String, f64), String> {
 /// How counter `new` changed since `base` (the same counter of the same benchmark in two
 /// runs), judged with `settings`; or why the two cannot be compared (different units, one side
 /// simulated and the other counted on a machine, no finite sample on a side).
+///
+/// ```
+/// use perfbench::compare::{counter_change, Settings};
+/// use perfbench::stats::Verdict;
+/// # use perfbench::model::{CounterResult, Source};
+/// # fn counter(name: &str, unit: &str, source: Source, values: &[f64]) -> CounterResult {
+/// #     CounterResult {
+/// #         name: name.into(), unit: unit.into(), source, multiplexed: false,
+/// #         per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+/// #         rounds: Vec::new(), overhead: 0.0, estimate: None, change: None,
+/// #     }
+/// # }
+/// let base: Vec<f64> = (0..30).map(|i| 100.0 + f64::from(i % 3)).collect();
+/// let slower: Vec<f64> = base.iter().map(|x| x * 1.5).collect();
+/// let (b, n) = (
+///     counter("wall-time", "ns", Source::Clock, &base),
+///     counter("wall-time", "ns", Source::Clock, &slower),
+/// );
+/// let change = counter_change(&b, &n, &Settings::default()).unwrap();
+/// assert_eq!(change.verdict, Verdict::Regressed);
+///
+/// let simulated = counter("wall-time", "ns", Source::Callgrind, &base);
+/// assert!(counter_change(&simulated, &n, &Settings::default()).is_err()); // not comparable
+/// ```
 pub fn counter_change(
     base: &CounterResult,
     new: &CounterResult,
@@ -190,6 +260,21 @@ pub struct CounterComparison {
 
 impl CounterComparison {
     /// The verdict, when compared.
+    ///
+    /// ```
+    /// use perfbench::compare::{CounterComparison, Presence};
+    ///
+    /// let added = CounterComparison {
+    ///     name: "instructions".into(),
+    ///     unit: "count".into(),
+    ///     presence: Presence::Added,
+    ///     reason: None,
+    ///     base: None,
+    ///     new: None,
+    ///     change: None,
+    /// };
+    /// assert_eq!(added.verdict(), None); // only in NEW: nothing to judge
+    /// ```
     pub fn verdict(&self) -> Option<Verdict> {
         self.change.map(|c| c.verdict)
     }
@@ -265,6 +350,23 @@ pub struct Comparison {
 
 impl Comparison {
     /// Whether any counter regressed (what `--fail-on-regression` exits 1 on).
+    ///
+    /// ```
+    /// use perfbench::compare::{Comparison, Summary, COMPARISON_SCHEMA_VERSION};
+    ///
+    /// let mut cmp = Comparison {
+    ///     schema_version: COMPARISON_SCHEMA_VERSION,
+    ///     perfbench_version: env!("CARGO_PKG_VERSION").into(),
+    ///     base: "target/perfbench/baselines/main".into(),
+    ///     new: "target/perfbench".into(),
+    ///     warnings: Vec::new(),
+    ///     summary: Summary { regressed: 0, improved: 1, unchanged: 10, added: 0, removed: 0, not_comparable: 0 },
+    ///     suites: Vec::new(),
+    /// };
+    /// assert!(!cmp.regressed());
+    /// cmp.summary.regressed = 1;
+    /// assert!(cmp.regressed()); // `perfbench compare --fail-on-regression` exits 1
+    /// ```
     pub fn regressed(&self) -> bool {
         self.summary.regressed > 0
     }

@@ -129,6 +129,12 @@ pub fn escape(text: &str) -> String {
 
 /// A suite's directory name: its name with anything but ASCII letters, digits, `-` and `_`
 /// replaced by `_`.
+///
+/// ```
+/// use perfbench::report::html::suite_dir;
+///
+/// assert_eq!(suite_dir("my suite/v2"), "my_suite_v2");
+/// ```
 pub fn suite_dir(suite: &str) -> String {
     let s: String = suite
         .chars()
@@ -211,6 +217,15 @@ code { font-size: 0.95em; }
 
 /// A whole HTML document: `body` under `title` (escaped here), with the report's style sheet
 /// and its `Content-Security-Policy`.
+///
+/// ```
+/// use perfbench::report::html::document;
+///
+/// let page = document("<b>bold</b> title", "<p>body</p>");
+/// assert!(page.starts_with("<!DOCTYPE html>"));
+/// assert!(page.contains("&lt;b&gt;bold&lt;/b&gt; title") && page.contains("<p>body</p>"));
+/// assert!(page.contains("Content-Security-Policy"));
+/// ```
 pub fn document(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -225,6 +240,14 @@ pub fn document(title: &str, body: &str) -> String {
 }
 
 /// `<td class="VERDICT">verdict</td>`, or an empty cell.
+///
+/// ```
+/// use perfbench::report::html::verdict_cell;
+/// use perfbench::stats::Verdict;
+///
+/// assert!(verdict_cell(Some(Verdict::Regressed)).contains("regressed"));
+/// assert!(!verdict_cell(None).contains("regressed"));
+/// ```
 pub fn verdict_cell(verdict: Option<Verdict>) -> String {
     match verdict {
         Some(v) => format!("<td class=\"{0}\">{0}</td>", v.as_str()),
@@ -250,6 +273,22 @@ fn point(e: &Estimate) -> f64 {
 }
 
 /// The machine a report ran on, in one line (escaped).
+///
+/// ```
+/// use perfbench::report::html::machine_line;
+/// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+/// # use perfbench::stats::{estimate, StatsConfig};
+/// # let values = [1230.0, 1240.0, 1220.0, 1230.0];
+/// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+/// # fib.counters.push(CounterResult {
+/// #     name: "wall-time".into(), unit: "ns".into(), source: Source::Clock, multiplexed: false,
+/// #     per_iteration: values.to_vec(), iterations: vec![1000; 4], rounds: Vec::new(), overhead: 0.0,
+/// #     estimate: estimate(&values, None, &StatsConfig::default()), change: None,
+/// # });
+/// # let machine = Machine { cpu: "Test CPU".into(), arch: "x86_64".into(), ..Machine::default() };
+/// # let report = Report::new("quickstart", machine, Config::default(), vec![fib]);
+/// assert!(machine_line(&report).contains("Test CPU"));
+/// ```
 pub fn machine_line(r: &Report) -> String {
     let m = &r.machine;
     let mut parts = vec![
@@ -626,6 +665,24 @@ fn throughput_cells(b: &Benchmark) -> Option<(String, String)> {
 /// baseline's overlaid when `base` is given; the samples in order; the regression with linear
 /// sampling). `changes` gives a counter's change when the page shows a comparison (else each
 /// counter's recorded `change` is shown). `up` is the index's address from the page.
+///
+/// ```
+/// use perfbench::report::html::bench_page;
+/// # use perfbench::model::{Benchmark, Config, CounterResult, Machine, Outcome, Report, Source};
+/// # use perfbench::stats::{estimate, StatsConfig};
+/// # let values = [1230.0, 1240.0, 1220.0, 1230.0];
+/// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
+/// # fib.counters.push(CounterResult {
+/// #     name: "wall-time".into(), unit: "ns".into(), source: Source::Clock, multiplexed: false,
+/// #     per_iteration: values.to_vec(), iterations: vec![1000; 4], rounds: Vec::new(), overhead: 0.0,
+/// #     estimate: estimate(&values, None, &StatsConfig::default()), change: None,
+/// # });
+/// # let machine = Machine { cpu: "Test CPU".into(), arch: "x86_64".into(), ..Machine::default() };
+/// # let report = Report::new("quickstart", machine, Config::default(), vec![fib]);
+/// let b = &report.benchmarks[0];
+/// let html = bench_page(&report, b, Some(("main", b)), &|c| c.change, "../index.html");
+/// assert!(html.contains("quickstart/fib") && html.contains("<svg") && html.contains("main"));
+/// ```
 pub fn bench_page(
     r: &Report,
     b: &Benchmark,
