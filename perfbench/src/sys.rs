@@ -11,6 +11,7 @@
 
 use std::fmt;
 use std::io;
+use std::marker::PhantomData;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
@@ -829,16 +830,67 @@ pub struct MappedPage {
 // as sound as reading it from this one (the kernel is the only writer).
 unsafe impl Send for MappedPage {}
 
+/// A copyable handle to a [`MappedPage`], borrowed from it: the same volatile field loads,
+/// through an address the compiler holds in a register.
+///
+/// The fast path takes one per member per read ([`MappedPage::page_ref`]): its seqlock's
+/// compiler fences make the compiler assume that any memory may have changed, including the
+/// `MappedPage` values themselves (they sit in a heap slice), so loads through `&MappedPage`
+/// would reload the page's address after every fence. A `PageRef` is a value, not memory.
+#[derive(Clone, Copy, Debug)]
+pub struct PageRef<'a> {
+    ptr: NonNull<MmapPage>,
+    page: PhantomData<&'a MappedPage>,
+}
+
 macro_rules! page_field {
     ($(#[$doc:meta])* $name:ident: $ty:ty) => {
         $(#[$doc])*
         #[inline(always)]
         pub fn $name(&self) -> $ty {
-            // SAFETY: `ptr` points at a live, page-sized, readable mapping for as long as
-            // `self` exists, and the field lies inside the first page.
-            unsafe { std::ptr::addr_of!((*self.ptr.as_ptr()).$name).read_volatile() }
+            self.page_ref().$name()
         }
     };
+}
+
+macro_rules! page_ref_field {
+    ($($name:ident: $ty:ty),* $(,)?) => {
+        $(
+            #[doc = concat!("[`MappedPage::", stringify!($name), "`].")]
+            #[inline(always)]
+            pub fn $name(self) -> $ty {
+                // SAFETY: `ptr` points at a live, page-sized, readable mapping for as long as
+                // the `MappedPage` this handle borrows exists (`'a`), and the field lies inside
+                // the first page.
+                unsafe { std::ptr::addr_of!((*self.ptr.as_ptr()).$name).read_volatile() }
+            }
+        )*
+    };
+}
+
+impl PageRef<'_> {
+    page_ref_field!(
+        lock: u32,
+        index: u32,
+        offset: i64,
+        time_enabled: u64,
+        time_running: u64,
+        pmc_width: u16,
+        time_shift: u16,
+        time_mult: u32,
+        time_offset: u64,
+        time_cycles: u64,
+        time_mask: u64,
+    );
+
+    /// [`MappedPage::capabilities`].
+    #[inline(always)]
+    pub fn capabilities(self) -> u64 {
+        // SAFETY: as for the other fields; the union's `capabilities` member covers all bits.
+        unsafe {
+            std::ptr::addr_of!((*self.ptr.as_ptr()).__bindgen_anon_1.capabilities).read_volatile()
+        }
+    }
 }
 
 impl MappedPage {
@@ -914,9 +966,15 @@ impl MappedPage {
     /// See [`EventFd::map_user_page`] for an example.
     #[inline(always)]
     pub fn capabilities(&self) -> u64 {
-        // SAFETY: as for the other fields; the union's `capabilities` member covers all bits.
-        unsafe {
-            std::ptr::addr_of!((*self.ptr.as_ptr()).__bindgen_anon_1.capabilities).read_volatile()
+        self.page_ref().capabilities()
+    }
+
+    /// A copyable handle to this page (see [`PageRef`]).
+    #[inline(always)]
+    pub fn page_ref(&self) -> PageRef<'_> {
+        PageRef {
+            ptr: self.ptr,
+            page: PhantomData,
         }
     }
 }

@@ -390,25 +390,44 @@ impl Group {
     /// readings, and [`Reading::multiplexed`] of them, are right either way.
     #[inline(always)]
     pub fn read(&mut self, out: &mut Reading) -> Result<Source, CounterError> {
+        // The hot path: a fast-path group, a `Reading` of its length, one seqlock attempt
+        // that sees no page change and a group the page does not show multiplexed. Everything
+        // else is `read_slow`'s (a torn attempt retried there costs one attempt more).
         if let Some(fast) = &self.fast {
             if out.values.len() == fast.len() {
-                if let Some(times) = fast.read(&mut out.values) {
+                if let Some(times) = fast.read_unless_multiplexed(&mut out.values) {
                     out.time_enabled = times.enabled;
                     out.time_running = times.running;
                     return Ok(self.source);
                 }
             }
-            return self.read_fallback(out);
         }
-        self.read_syscall(out)?;
-        Ok(Source::Read)
+        self.read_slow(out)
     }
 
-    /// A fast-path group's read that the fast path declined (or got a `Reading` of the wrong
-    /// length): counted, then served by `read(2)`.
+    /// Every read the hot path of [`Group::read`] does not serve, out of line: a group without
+    /// the fast path reads with `read(2)`; a fast-path group the page shows multiplexed, or
+    /// whose one hot attempt saw a page change, is read again by [`FastReader::read`] (which
+    /// retries and extrapolates the times of a multiplexed group); a read the fast path
+    /// declines (a member's `index` is 0, the pages kept changing for [`MAX_RETRIES`] + 1
+    /// attempts, or the `Reading` has another length than the group) is counted in
+    /// [`Group::fast_fallbacks`] and served by `read(2)`.
+    ///
+    /// [`MAX_RETRIES`]: super::userpage::MAX_RETRIES
     #[cold]
     #[inline(never)]
-    fn read_fallback(&mut self, out: &mut Reading) -> Result<Source, CounterError> {
+    fn read_slow(&mut self, out: &mut Reading) -> Result<Source, CounterError> {
+        let Some(fast) = &self.fast else {
+            self.read_syscall(out)?;
+            return Ok(Source::Read);
+        };
+        if out.values.len() == fast.len() {
+            if let Some(times) = fast.read(&mut out.values) {
+                out.time_enabled = times.enabled;
+                out.time_running = times.running;
+                return Ok(self.source);
+            }
+        }
         self.fast_fallbacks += 1;
         self.read_syscall(out)?;
         Ok(Source::Read)

@@ -15,8 +15,8 @@
 //! (`time_enabled != time_running`, the test of the reference loop in `perf_event.h`), or when
 //! the caller asks for the times ([`FastReader::read_times`]).
 //!
-//! [`reference`](mod@reference) is the minimal group read the fast path's cost is held against:
-//! the same seqlock, index, width, offset and sign-extension work and nothing else.
+//! [`reference`](mod@reference) is the minimal group read the fast path's cost is held
+//! against: the same seqlock, index, width, offset and sign-extension work and nothing else.
 //!
 //! The reader is generic over where page fields ([`PageView`]) and register values
 //! ([`Registers`]) come from. Production code uses `FastReader<MappedPage, arch::Native>`; the
@@ -30,7 +30,7 @@
 use std::hint;
 use std::sync::atomic::{compiler_fence, Ordering};
 
-use crate::sys::{cap, MappedPage};
+use crate::sys::{cap, MappedPage, PageRef};
 
 /// Read access to the fields of a user page that the fast path uses.
 ///
@@ -71,6 +71,29 @@ pub trait PageView {
     /// catches every update. `false` (the default) for a writer on another CPU, like the
     /// simulated page's.
     const WRITER_ON_READER_CPU: bool = false;
+
+    /// A copyable view of the same page, as [`by_ref`](Self::by_ref) returns it.
+    type Ref<'a>: PageView + Copy
+    where
+        Self: 'a;
+
+    /// A copyable view of this page, which the reader takes once per member and read: a value
+    /// the compiler keeps in a register, where `&self` may point at memory that the seqlock's
+    /// compiler fences make it load again after every fence (the address of a
+    /// [`MappedPage`] in the reader's heap slice). [`MappedPage`] gives its
+    /// [`PageRef`]; a page that is its own handle gives `&Self`.
+    fn by_ref(&self) -> Self::Ref<'_>;
+}
+
+macro_rules! forward_page_ref {
+    ($($name:ident: $ty:ty),* $(,)?) => {
+        $(
+            #[inline(always)]
+            fn $name(&self) -> $ty {
+                PageRef::$name(*self)
+            }
+        )*
+    };
 }
 
 macro_rules! forward_page_view {
@@ -86,6 +109,13 @@ macro_rules! forward_page_view {
 
 impl PageView for MappedPage {
     const WRITER_ON_READER_CPU: bool = true;
+
+    type Ref<'a> = PageRef<'a>;
+
+    #[inline(always)]
+    fn by_ref(&self) -> PageRef<'_> {
+        self.page_ref()
+    }
 
     #[inline(always)]
     fn lock(&self) -> u32 {
@@ -137,8 +167,48 @@ impl PageView for MappedPage {
     }
 }
 
+/// The handle of a [`MappedPage`]: the same page, the same loads.
+impl<'p> PageView for PageRef<'p> {
+    const WRITER_ON_READER_CPU: bool = true;
+
+    type Ref<'a>
+        = PageRef<'p>
+    where
+        Self: 'a;
+
+    #[inline(always)]
+    fn by_ref(&self) -> PageRef<'p> {
+        *self
+    }
+
+    forward_page_ref!(
+        lock: u32,
+        index: u32,
+        offset: i64,
+        time_enabled: u64,
+        time_running: u64,
+        pmc_width: u16,
+        time_shift: u16,
+        time_mult: u32,
+        time_offset: u64,
+        time_cycles: u64,
+        time_mask: u64,
+        capabilities: u64,
+    );
+}
+
 impl<P: PageView + ?Sized> PageView for &P {
     const WRITER_ON_READER_CPU: bool = P::WRITER_ON_READER_CPU;
+
+    type Ref<'a>
+        = P::Ref<'a>
+    where
+        Self: 'a;
+
+    #[inline(always)]
+    fn by_ref(&self) -> P::Ref<'_> {
+        (**self).by_ref()
+    }
 
     forward_page_view!(
         lock: u32,
@@ -521,7 +591,7 @@ impl<P: PageView, R: Registers> FastReader<P, R> {
     #[inline(always)]
     pub fn read(&self, out: &mut [u64]) -> Option<Times> {
         let mut retries = 0;
-        self.read_inner(out, &mut retries, false)
+        self.read_inner(out, &mut retries)
     }
 
     /// [`read`](Self::read), the times always extrapolated to the moment of the read when the
@@ -529,100 +599,87 @@ impl<P: PageView, R: Registers> FastReader<P, R> {
     /// more), whether the group was multiplexed or not.
     #[inline]
     pub fn read_times(&self, out: &mut [u64]) -> Option<Times> {
-        let mut retries = 0;
-        self.read_inner(out, &mut retries, true)
+        self.read_extrapolating(out, 0, Extrapolate::Always).0
     }
 
     /// [`read`](Self::read), also reporting how many torn snapshots were discarded.
     #[inline]
     pub fn read_with_stats(&self, out: &mut [u64]) -> (Option<Times>, ReadStats) {
         let mut stats = ReadStats::default();
-        let times = self.read_inner(out, &mut stats.retries, false);
+        let times = self.read_inner(out, &mut stats.retries);
         (times, stats)
     }
 
+    /// One seqlock attempt of [`read`](Self::read): the counts and the page's times of a group
+    /// the page does not show multiplexed, and `None` for a multiplexed group, for a torn
+    /// snapshot (no retry here) and wherever `read` returns `None`. The whole hot path and
+    /// nothing else, for a caller that sends every `None` out of line to [`read`](Self::read)
+    /// (`Group::read`). Without a retry loop there is no retry counter to set up and no
+    /// loop-invariant work for the compiler to hoist in front of the first counter read.
     #[inline(always)]
-    fn read_inner(&self, out: &mut [u64], retries: &mut u32, want_times: bool) -> Option<Times> {
-        // The slice and the register reader in locals: the compiler fences below would make
-        // the compiler load fields of `self` again after each of them.
-        let (pages, regs): (&[P], &R) = (&self.pages, &self.regs);
-        assert_eq!(
-            out.len(),
-            pages.len(),
-            "FastReader::read: `out` must have one slot per member"
-        );
-        let (Some((leader, members)), Some((leader_slot, slots))) =
-            (pages.split_first(), out.split_first_mut())
-        else {
-            return None;
-        };
-        // Equal lengths the compiler can see, so the loop below runs on one count.
-        let slots = &mut slots[..members.len()];
-        let mut attempts = MAX_RETRIES + 1;
-        'attempt: loop {
-            // The leader first, with the group's times, then the other members. `seq_sum` is
-            // the sum of the `lock` values seen at the start of each member's section (see the
-            // re-check below for why a sum suffices).
-            let seq = leader.lock();
-            compiler_fence(Ordering::SeqCst);
-            if !P::WRITER_ON_READER_CPU && seq & 1 != 0 {
-                // A writer is in the middle of an update (only possible with a writer on
-                // another CPU, such as the simulated page's).
-                *retries += 1;
-                attempts -= 1;
-                if attempts == 0 {
-                    return None;
-                }
-                hint::spin_loop();
-                continue 'attempt;
-            }
-            let mut seq_sum = u64::from(seq);
-            *leader_slot = member_value(leader, regs)?;
-            let (enabled, running) = (leader.time_enabled(), leader.time_running());
-            compiler_fence(Ordering::SeqCst);
-            for (page, slot) in members.iter().zip(slots.iter_mut()) {
-                let seq = page.lock();
-                compiler_fence(Ordering::SeqCst);
-                if !P::WRITER_ON_READER_CPU && seq & 1 != 0 {
-                    *retries += 1;
-                    attempts -= 1;
-                    if attempts == 0 {
-                        return None;
-                    }
-                    hint::spin_loop();
-                    continue 'attempt;
-                }
-                seq_sum += u64::from(seq);
-                *slot = member_value(page, regs)?;
-                compiler_fence(Ordering::SeqCst);
-            }
-            // Still inside the leader's section: its `lock` is re-checked below.
-            let delta = if want_times || enabled != running {
-                since_update(leader, regs)
-            } else {
-                None
-            };
-            compiler_fence(Ordering::SeqCst);
-
-            // Re-check: every `lock` must still hold the value seen at the start of its
-            // member's section. The kernel only ever increments `lock`, so each page's current
-            // value is its start value plus k >= 0 increments, and the sums are equal exactly
-            // when every k is 0. (A u32 `lock` wrapping around would need 2^31 page updates
-            // during one read.) Comparing sums keeps the hot path free of per-member storage.
-            let mut now_sum = 0u64;
-            for page in pages {
-                now_sum += u64::from(page.lock());
-            }
-            if now_sum == seq_sum {
-                return Some(Times::at(enabled, running, delta));
-            }
-            *retries += 1;
-            attempts -= 1;
-            if attempts == 0 {
-                return None;
-            }
-            hint::spin_loop();
+    pub(crate) fn read_unless_multiplexed(&self, out: &mut [u64]) -> Option<Times> {
+        match seqlock_read(
+            &self.pages,
+            &self.regs,
+            out,
+            &mut 0,
+            Extrapolate::Never,
+            true,
+        ) {
+            Attempt::Read(times) => Some(times),
+            Attempt::Declined | Attempt::Multiplexed => None,
         }
+    }
+
+    /// The hot path of [`read`](Self::read): the seqlock loop with the times as the page has
+    /// them. A group the page shows multiplexed (`time_enabled != time_running`) is read again
+    /// by [`read_extrapolating`](Self::read_extrapolating), out of line: its counts are
+    /// estimates anyway, and the hot path keeps no timestamp read or time arithmetic.
+    #[inline(always)]
+    fn read_inner(&self, out: &mut [u64], retries: &mut u32) -> Option<Times> {
+        match seqlock_read(
+            &self.pages,
+            &self.regs,
+            out,
+            retries,
+            Extrapolate::Never,
+            false,
+        ) {
+            Attempt::Read(times) => Some(times),
+            Attempt::Declined => None,
+            Attempt::Multiplexed => {
+                let (times, total) =
+                    self.read_extrapolating(out, *retries, Extrapolate::IfMultiplexed);
+                *retries = total;
+                times
+            }
+        }
+    }
+
+    /// The general read, out of line: the seqlock loop with the times extrapolated to now
+    /// inside the section when `extrapolate` asks for it. Takes the retries so far (they
+    /// count against [`MAX_RETRIES`]) and returns them with this read's added; by value, so
+    /// that the hot path's count stays in a register.
+    #[cold]
+    #[inline(never)]
+    fn read_extrapolating(
+        &self,
+        out: &mut [u64],
+        mut retries: u32,
+        extrapolate: Extrapolate,
+    ) -> (Option<Times>, u32) {
+        let times = match seqlock_read(
+            &self.pages,
+            &self.regs,
+            out,
+            &mut retries,
+            extrapolate,
+            false,
+        ) {
+            Attempt::Read(times) => Some(times),
+            Attempt::Declined | Attempt::Multiplexed => None,
+        };
+        (times, retries)
     }
 
     /// Copies every member's `offset` into `out`, from one seqlock-consistent snapshot of all
@@ -668,6 +725,151 @@ impl<P: PageView, R: Registers> FastReader<P, R> {
     }
 }
 
+/// When [`seqlock_read`] extrapolates the times to the moment of the read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Extrapolate {
+    /// Never: a group seen multiplexed is reported as [`Attempt::Multiplexed`] (the hot path,
+    /// which hands such a group to the out-of-line read).
+    Never,
+    /// When the page shows the group multiplexed (`time_enabled != time_running`), as the
+    /// reference loop of `perf_event.h` does.
+    IfMultiplexed,
+    /// Always ([`FastReader::read_times`]).
+    Always,
+}
+
+/// How [`seqlock_read`] ended.
+enum Attempt {
+    /// A consistent snapshot: the counts are in `out`.
+    Read(Times),
+    /// Fall back to `read(2)`: a member's `index` cannot be read now (0 included), the group
+    /// has no members, or the pages kept changing for [`MAX_RETRIES`] + 1 attempts (with
+    /// `once`, changed during the one attempt).
+    Declined,
+    /// A consistent snapshot of a multiplexed group, with [`Extrapolate::Never`]: the times
+    /// must be extrapolated, so read again with [`Extrapolate::IfMultiplexed`].
+    Multiplexed,
+}
+
+/// Counts one discarded snapshot; `true` when that was the last attempt allowed
+/// ([`MAX_RETRIES`] + 1 in all, counting the retries `retries` already holds).
+#[inline(always)]
+fn give_up(retries: &mut u32) -> bool {
+    *retries += 1;
+    *retries > MAX_RETRIES
+}
+
+/// The group read of [`FastReader::read`]: one seqlock section over every member, retried
+/// until consistent (see there for the protocol).
+///
+/// Per attempt, for each member in order: `seq = lock; barrier; index, pmc_width, offset,
+/// counter; barrier`; then the leader's `time_enabled` and `time_running` (and, when
+/// `extrapolate` asks, the timestamp and the page's time conversion), still inside the
+/// leader's section, which opened with the leader's `lock` at the start; then every `lock`
+/// again, compared as a sum (see below). The retry limit lives on the retry edge only. With
+/// `once` a torn snapshot is not retried but reported as [`Attempt::Declined`] (the caller
+/// retries out of line).
+///
+/// # Panics
+///
+/// If `out.len()` differs from `pages.len()`.
+#[inline(always)]
+fn seqlock_read<P: PageView, R: Registers>(
+    pages: &[P],
+    regs: &R,
+    out: &mut [u64],
+    retries: &mut u32,
+    extrapolate: Extrapolate,
+    once: bool,
+) -> Attempt {
+    assert_eq!(
+        out.len(),
+        pages.len(),
+        "FastReader::read: `out` must have one slot per member"
+    );
+    // One length the compiler can see for both, so the member loop runs on one count.
+    let out = &mut out[..pages.len()];
+    // The leader's handle, taken once (see `PageView::by_ref`): its section opens and closes
+    // every attempt, and its times are the group's.
+    let Some(leader) = pages.first() else {
+        return Attempt::Declined;
+    };
+    let leader = leader.by_ref();
+    'attempt: loop {
+        // The leader first, then the other members. `seq_sum` is the sum of the `lock` values
+        // seen at the start of each member's section (see the re-check below for why a sum
+        // suffices).
+        let seq = leader.lock();
+        compiler_fence(Ordering::SeqCst);
+        if !P::WRITER_ON_READER_CPU && seq & 1 != 0 {
+            // A writer is in the middle of an update (only possible with a writer on another
+            // CPU, such as the simulated page's).
+            if once || give_up(retries) {
+                return Attempt::Declined;
+            }
+            hint::spin_loop();
+            continue 'attempt;
+        }
+        let mut seq_sum = u64::from(seq);
+        let Some(value) = member_value(&leader, regs) else {
+            return Attempt::Declined;
+        };
+        out[0] = value;
+        compiler_fence(Ordering::SeqCst);
+        // By index: `out` has the length of `pages`, so neither index is checked.
+        for i in 1..pages.len() {
+            let page = pages[i].by_ref();
+            let seq = page.lock();
+            compiler_fence(Ordering::SeqCst);
+            if !P::WRITER_ON_READER_CPU && seq & 1 != 0 {
+                if once || give_up(retries) {
+                    return Attempt::Declined;
+                }
+                hint::spin_loop();
+                continue 'attempt;
+            }
+            seq_sum += u64::from(seq);
+            let Some(value) = member_value(&page, regs) else {
+                return Attempt::Declined;
+            };
+            out[i] = value;
+            compiler_fence(Ordering::SeqCst);
+        }
+        // The group's times are the leader's, read inside its section (its `lock` is
+        // re-checked below), after every member was seen with a readable `index`: the group
+        // is on the PMU, so `running` advances like `enabled` from the page's values on.
+        let (enabled, running) = (leader.time_enabled(), leader.time_running());
+        let delta = match extrapolate {
+            Extrapolate::Always => since_update(&leader, regs),
+            Extrapolate::IfMultiplexed if enabled != running => since_update(&leader, regs),
+            _ => None,
+        };
+        compiler_fence(Ordering::SeqCst);
+
+        // Re-check: every `lock` must still hold the value seen at the start of its member's
+        // section. The kernel only ever increments `lock`, so each page's current value is its
+        // start value plus k >= 0 increments, and the sums are equal exactly when every k is
+        // 0. (A u32 `lock` wrapping around would need 2^31 page updates during one read.)
+        // Comparing sums keeps the hot path free of per-member storage.
+        let mut now_sum = u64::from(leader.lock());
+        for page in &pages[1..] {
+            now_sum += u64::from(page.by_ref().lock());
+        }
+        // One test for the common case, consistent and not multiplexed (a compare and a
+        // conditional compare on arm64); the others after it.
+        if now_sum == seq_sum && (extrapolate != Extrapolate::Never || enabled == running) {
+            return Attempt::Read(Times::at(enabled, running, delta));
+        }
+        if now_sum == seq_sum {
+            return Attempt::Multiplexed;
+        }
+        if once || give_up(retries) {
+            return Attempt::Declined;
+        }
+        hint::spin_loop();
+    }
+}
+
 /// One member's count, from inside its seqlock section: `offset + sign_extend(counter, width)`,
 /// or `None` (fall back) when `regs` cannot read the page's `index` now (0 included).
 #[inline(always)]
@@ -704,8 +906,16 @@ pub mod reference {
     //! `offset` loads, the counter read (the same register dispatch as the reader, a `match`
     //! over the index), the sign extension and the addition; then every `lock` again, and the
     //! whole group again if one moved. It has no retry limit, no check for a writer in
-    //! progress, no times and no statistics: the kernel's own reference loop
-    //! (`perf_event.h`), extended to a group. It is not meant for use: the arm64 guest
+    //! progress, no times (so no multiplexing test) and no statistics: the kernel's own
+    //! reference loop (`perf_event.h`), extended to a group, minus its times.
+    //!
+    //! Its loop has the shape of the reader's, so that the two differ only in the work
+    //! `Group::read` adds: the leader first, through a copy of its page handle
+    //! ([`PageView::by_ref`]) taken once, then the other members by index, then the re-check
+    //! with the leader's `lock` first. That shape is also the tightest the compiler makes of
+    //! it: the earlier form (one `zip` loop over all members) cost 47 instructions for one
+    //! member and 30 per further member in the guest's bracket, this one 39 and 27 (34 for
+    //! the second member, whose loop is entered then). It is not meant for use: the arm64 guest
     //! (`bash .ci/arm64/run.sh`) brackets an empty body with it and with
     //! [`Group::read`](crate::counters::Group::read), and prints both instruction counts and
     //! their ratio, for 1 to 7 members.
@@ -724,26 +934,49 @@ pub mod reference {
     #[inline(always)]
     pub fn read<P: PageView, R: Registers>(pages: &[P], regs: &R, out: &mut [u64]) -> bool {
         let out = &mut out[..pages.len()];
+        let Some(leader) = pages.first() else {
+            return true;
+        };
+        let leader = leader.by_ref();
         loop {
-            let mut seq_sum = 0u64;
-            for (page, slot) in pages.iter().zip(out.iter_mut()) {
+            let seq = leader.lock();
+            compiler_fence(Ordering::SeqCst);
+            let mut seq_sum = u64::from(seq);
+            let Some(v) = value(&leader, regs) else {
+                return false;
+            };
+            out[0] = v;
+            compiler_fence(Ordering::SeqCst);
+            for i in 1..pages.len() {
+                let page = pages[i].by_ref();
                 let seq = page.lock();
                 compiler_fence(Ordering::SeqCst);
-                let index = page.index();
-                let width = page.pmc_width();
-                let offset = page.offset();
-                let Some(raw) = regs.read_counter(index) else {
+                seq_sum += u64::from(seq);
+                let Some(v) = value(&page, regs) else {
                     return false;
                 };
-                *slot = (offset as u64).wrapping_add(sign_extend(raw, width) as u64);
+                out[i] = v;
                 compiler_fence(Ordering::SeqCst);
-                seq_sum += u64::from(seq);
             }
-            let now_sum: u64 = pages.iter().map(|p| u64::from(p.lock())).sum();
+            let mut now_sum = u64::from(leader.lock());
+            for page in &pages[1..] {
+                now_sum += u64::from(page.by_ref().lock());
+            }
             if now_sum == seq_sum {
                 return true;
             }
         }
+    }
+
+    /// `offset + sign_extend(counter, pmc_width)` of one page, or `None` for an index `regs`
+    /// cannot read.
+    #[inline(always)]
+    fn value<P: PageView, R: Registers>(page: &P, regs: &R) -> Option<u64> {
+        let index = page.index();
+        let width = page.pmc_width();
+        let offset = page.offset();
+        let raw = regs.read_counter(index)?;
+        Some((offset as u64).wrapping_add(sign_extend(raw, width) as u64))
     }
 }
 
@@ -905,6 +1138,13 @@ pub mod sim {
     // Every load is `Acquire` so that a reader on another CPU cannot see the loads out of
     // program order (see the module docs).
     impl PageView for SimPage {
+        type Ref<'a> = &'a SimPage;
+
+        #[inline(always)]
+        fn by_ref(&self) -> &SimPage {
+            self
+        }
+
         #[inline(always)]
         fn lock(&self) -> u32 {
             self.lock.load(Acquire)
@@ -1496,6 +1736,61 @@ mod tests {
             assert_eq!(out, [1010, 1000], "fire_on {fire_on}");
             assert_eq!(pages[0].lock_value(), 2);
         }
+    }
+
+    #[test]
+    fn the_one_attempt_read_leaves_retries_and_multiplexed_groups_to_read() {
+        // Torn during the one attempt: `None`, where `read` retries and succeeds.
+        let regs = SimRegisters::new(2, 48);
+        regs.set_counter(1, 10);
+        regs.set_counter(2, 20);
+        let pages = [page(1, 1000, 48), page(2, 2000, 48)];
+        let interrupt = || pages[0].update(|f| f.offset = 1100);
+        let torn = || Interrupting {
+            regs: &regs,
+            calls: Cell::new(0),
+            fire_on: 2,
+            interrupt: &interrupt,
+        };
+        let reader = FastReader::new(pages.iter().collect(), torn());
+        let mut out = [0; 2];
+        assert_eq!(reader.read_unless_multiplexed(&mut out), None);
+        let reader = FastReader::new(pages.iter().collect(), torn());
+        let (times, stats) = reader.read_with_stats(&mut out);
+        assert!(times.is_some());
+        assert_eq!((stats.retries, out), (1, [1110, 2020]));
+        // Undisturbed: the same as `read`.
+        let reader = FastReader::new(pages.iter().collect(), &regs);
+        assert!(reader.read_unless_multiplexed(&mut out).is_some());
+        assert_eq!(out, [1110, 2020]);
+        // Multiplexed (enabled != running): `None`, where `read` extrapolates.
+        let regs = SimRegisters::new(1, 48);
+        let p = SimPage::new(PageFields {
+            time_enabled: 10_000,
+            time_running: 8_000,
+            time_shift: 10,
+            time_mult: 3000,
+            capabilities: FAST | cap::USER_TIME,
+            ..PageFields::default()
+        });
+        let reader = FastReader::new(vec![p], &regs);
+        assert_eq!(reader.read_unless_multiplexed(&mut [0]), None);
+        assert!(reader.read(&mut [0]).is_some_and(|t| t.extrapolated));
+        // No members: nothing to read.
+        let empty: FastReader<SimPage, _> = FastReader::new(vec![], &regs);
+        assert_eq!(empty.read_unless_multiplexed(&mut []), None);
+        assert_eq!(empty.read(&mut []), None);
+    }
+
+    #[test]
+    fn the_reference_reads_one_member_and_none() {
+        let regs = SimRegisters::new(1, 48);
+        regs.set_counter(1, 0xFFFF_FFFF_FFF0); // -16
+        let pages = [page(1, 1016, 48)];
+        let mut out = [0];
+        assert!(reference::read(&pages, &regs, &mut out));
+        assert_eq!(out, [1000]);
+        assert!(reference::read::<SimPage, _>(&[], &regs, &mut []));
     }
 
     /// Concurrent writer: the invariant a generation-`g` state satisfies, and how to build it.
