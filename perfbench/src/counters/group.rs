@@ -122,6 +122,14 @@ pub struct Reading {
 
 impl Reading {
     /// A reading sized for `n` events.
+    ///
+    /// ```
+    /// use perfbench::counters::Reading;
+    ///
+    /// let r = Reading::with_len(3);
+    /// assert_eq!(r.values, [0, 0, 0]);
+    /// assert!(!r.multiplexed());
+    /// ```
     pub fn with_len(n: usize) -> Reading {
         Reading {
             values: vec![0; n],
@@ -130,17 +138,44 @@ impl Reading {
     }
 
     /// The group was time-sliced with other groups: counts cover only part of the enabled time.
+    ///
+    /// ```
+    /// use perfbench::counters::Reading;
+    ///
+    /// let mut r = Reading::with_len(1);
+    /// (r.time_enabled, r.time_running) = (1000, 400); // on the PMU 40% of the time
+    /// assert!(r.multiplexed());
+    /// ```
     pub fn multiplexed(&self) -> bool {
         self.time_running < self.time_enabled
     }
 
     /// The group was enabled but never ran: its counts are meaningless zeros.
+    ///
+    /// ```
+    /// use perfbench::counters::Reading;
+    ///
+    /// let mut r = Reading::with_len(1);
+    /// (r.time_enabled, r.time_running) = (1000, 0);
+    /// assert!(r.never_ran());
+    /// assert_eq!(r.scaled(0), None);
+    /// ```
     pub fn never_ran(&self) -> bool {
         self.time_enabled > 0 && self.time_running == 0
     }
 
     /// Count `i` scaled to the whole enabled time (`value * enabled / running`), or the raw count
     /// when the group was not multiplexed. `None` when the group never ran.
+    ///
+    /// ```
+    /// use perfbench::counters::Reading;
+    ///
+    /// let mut r = Reading::with_len(1);
+    /// r.values[0] = 300;
+    /// (r.time_enabled, r.time_running) = (1000, 500); // counted half of the time
+    /// assert_eq!(r.scaled(0), Some(600.0));
+    /// assert_eq!(r.scaled(1), None);
+    /// ```
     pub fn scaled(&self, i: usize) -> Option<f64> {
         let v = *self.values.get(i)? as f64;
         if !self.multiplexed() {
@@ -219,6 +254,30 @@ impl Group {
     /// The leader is opened disabled. On failure the error names the event the kernel refused
     /// and explains the errno for this machine; `Err((index, error))` gives the member's index so
     /// [`Counters::open`] can split a group the PMU cannot hold.
+    ///
+    /// Counting the page faults of touching 8 fresh pages, and the CPU time it took:
+    ///
+    /// ```
+    /// use perfbench::counters::{Group, GroupOptions, Reading};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// let events = parse_list("page-faults,task-clock", &Sysfs::system())?;
+    /// let mut group = Group::open(&events, &GroupOptions::default())?;
+    /// use perfbench::sys::AnonMapping;
+    ///
+    /// assert_eq!((group.len(), group.names()), (2, vec!["page-faults".to_string(), "task-clock".into()]));
+    /// let mut reading = Reading::with_len(group.len());
+    /// let mut pages = AnonMapping::new(8)?;
+    /// group.reset()?;
+    /// group.enable()?;
+    /// pages.touch_every_page();
+    /// group.disable()?;
+    /// let source = group.read(&mut reading)?;
+    /// assert_eq!(source, group.source());
+    /// assert_eq!(reading.values[0], 8);
+    /// assert!(reading.values[1] > 0); // nanoseconds on the CPU
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(events: &[Event], options: &GroupOptions) -> Result<Group, CounterError> {
         Self::open_at(events, options).map_err(|(_, e)| e)
     }
@@ -304,27 +363,56 @@ impl Group {
     }
 
     /// The group's events, in read order.
+    ///
+    /// See [`Group::open`] for an example.
     pub fn events(&self) -> &[Event] {
         &self.events
     }
 
     /// The events' names, in read order.
+    ///
+    /// See [`Group::open`] for an example.
     pub fn names(&self) -> Vec<String> {
         self.events.iter().map(|e| e.name.clone()).collect()
     }
 
     /// Number of events.
+    ///
+    /// See [`Group::open`] for an example.
     pub fn len(&self) -> usize {
         self.events.len()
     }
 
     /// Whether the group has no events (never true for an opened group).
+    ///
+    /// ```
+    /// use perfbench::counters::{Group, GroupOptions, Reading};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// let events = parse_list("page-faults,task-clock", &Sysfs::system())?;
+    /// let mut group = Group::open(&events, &GroupOptions::default())?;
+    /// assert!(!group.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.events.is_empty()
     }
 
     /// Where readings come from: the fast path ([`Source::Rdpmc`]/[`Source::Mrs`]) when every
     /// member's user page grants it, [`Source::Read`] otherwise.
+    ///
+    /// ```
+    /// use perfbench::counters::{Group, GroupOptions, Reading};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// let events = parse_list("page-faults,task-clock", &Sysfs::system())?;
+    /// let mut group = Group::open(&events, &GroupOptions::default())?;
+    /// use perfbench::Source;
+    ///
+    /// // Software events have no user-page fast path.
+    /// assert_eq!(group.source(), Source::Read);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn source(&self) -> Source {
         self.source
     }
@@ -332,16 +420,40 @@ impl Group {
     /// How many fast-path reads fell back to `read(2)` because a member's page showed
     /// `index == 0` (the group was not on the PMU at that instant, e.g. while disabled), or
     /// because the [`Reading`] passed had another length than the group.
+    ///
+    /// ```
+    /// use perfbench::counters::{Group, GroupOptions, Reading};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// let events = parse_list("page-faults,task-clock", &Sysfs::system())?;
+    /// let mut group = Group::open(&events, &GroupOptions::default())?;
+    /// let mut reading = Reading::with_len(group.len());
+    /// group.read(&mut reading)?;
+    /// assert_eq!(group.fast_fallbacks(), 0); // no fast path, so nothing fell back
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn fast_fallbacks(&self) -> u64 {
         self.fast_fallbacks
     }
 
     /// The options the group was opened with.
+    ///
+    /// ```
+    /// use perfbench::counters::{Group, GroupOptions, Reading};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// let events = parse_list("page-faults,task-clock", &Sysfs::system())?;
+    /// let mut group = Group::open(&events, &GroupOptions::default())?;
+    /// assert_eq!(group.options(), &GroupOptions::default());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn options(&self) -> &GroupOptions {
         &self.options
     }
 
     /// Starts counting (`PERF_EVENT_IOC_ENABLE` on the whole group).
+    ///
+    /// See [`Group::open`] for an example.
     pub fn enable(&self) -> Result<(), CounterError> {
         self.leader()
             .enable(Scope::Group)
@@ -352,6 +464,8 @@ impl Group {
     }
 
     /// Stops counting (`PERF_EVENT_IOC_DISABLE` on the whole group).
+    ///
+    /// See [`Group::open`] for an example.
     pub fn disable(&self) -> Result<(), CounterError> {
         self.leader()
             .disable(Scope::Group)
@@ -362,6 +476,24 @@ impl Group {
     }
 
     /// Zeroes every member's count (`PERF_EVENT_IOC_RESET`); times are not reset.
+    ///
+    /// ```
+    /// use perfbench::counters::{Group, GroupOptions, Reading};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// let events = parse_list("page-faults,task-clock", &Sysfs::system())?;
+    /// let mut group = Group::open(&events, &GroupOptions::default())?;
+    /// use perfbench::sys::AnonMapping;
+    ///
+    /// let mut reading = Reading::with_len(group.len());
+    /// group.enable()?;
+    /// AnonMapping::new(4)?.touch_every_page();
+    /// group.disable()?;
+    /// group.reset()?;
+    /// group.read(&mut reading)?;
+    /// assert_eq!(reading.values[0], 0); // the counts are zeroed, the times are not
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn reset(&self) -> Result<(), CounterError> {
         self.leader()
             .reset(Scope::Group)
@@ -388,6 +520,8 @@ impl Group {
     /// extrapolated to the moment of the read only when the group has been multiplexed; see
     /// [`Times::extrapolated`](super::userpage::Times::extrapolated): differences of two
     /// readings, and [`Reading::multiplexed`] of them, are right either way.
+    ///
+    /// See [`Group::open`] for an example.
     #[inline(always)]
     pub fn read(&mut self, out: &mut Reading) -> Result<Source, CounterError> {
         // The hot path: a fast-path group, a `Reading` of its length, one seqlock attempt
@@ -434,6 +568,23 @@ impl Group {
     }
 
     /// Reads every member with one `read(2)` of the leader, whatever the fast path could do.
+    ///
+    /// ```
+    /// use perfbench::counters::{Group, GroupOptions, Reading};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// let events = parse_list("page-faults,task-clock", &Sysfs::system())?;
+    /// let mut group = Group::open(&events, &GroupOptions::default())?;
+    /// use perfbench::sys::AnonMapping;
+    ///
+    /// let mut reading = Reading::with_len(group.len());
+    /// group.enable()?;
+    /// AnonMapping::new(3)?.touch_every_page();
+    /// group.disable()?;
+    /// group.read_syscall(&mut reading)?; // read(2), whatever the fast path could do
+    /// assert!(reading.values[0] >= 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn read_syscall(&mut self, out: &mut Reading) -> Result<(), CounterError> {
         let n = self.events.len();
@@ -488,6 +639,20 @@ impl Group {
     /// page's seqlock. While the group is disabled the kernel leaves each member's full count
     /// there, so this equals [`Group::read_syscall`]'s values; used to verify the fast path.
     /// `None` without mapped pages.
+    ///
+    /// ```
+    /// use perfbench::counters::{Group, GroupOptions, Reading};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// let events = parse_list("page-faults,task-clock", &Sysfs::system())?;
+    /// let mut group = Group::open(&events, &GroupOptions::default())?;
+    /// let mut offsets = vec![0; group.len()];
+    /// // Software events map no user pages here: nothing to compare.
+    /// if group.source() == perfbench::Source::Read {
+    ///     assert_eq!(group.page_offsets(&mut offsets), None);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn page_offsets(&self, out: &mut [u64]) -> Option<()> {
         let fast = self.fast.as_ref()?;
         fast.page_offsets(out).then_some(())
@@ -544,6 +709,21 @@ impl Counters {
     /// `task-clock` and `cpu-clock` each lead a group, the other software events share one;
     /// `wall-time` is served by the clock. The first
     /// event the kernel refuses for any other reason makes the whole open fail.
+    ///
+    /// ```
+    /// use perfbench::counters::{Counters, GroupOptions};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// let events = parse_list("wall-time,task-clock,page-faults,context-switches", &Sysfs::system())?;
+    /// let counters = Counters::open(&events, &GroupOptions::default())?;
+    /// assert!(counters.wall_time());
+    /// assert_eq!(counters.events().len(), 4);
+    /// // task-clock leads a group of its own; the other software events share one.
+    /// assert_eq!(counters.groups().len(), 2);
+    /// assert_eq!(counters.source_of("wall-time"), Some(perfbench::Source::Clock));
+    /// assert_eq!(counters.source_of("cycles"), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(events: &[Event], options: &GroupOptions) -> Result<Counters, CounterError> {
         let (hardware, software): (Vec<Event>, Vec<Event>) = events
             .iter()
@@ -582,6 +762,13 @@ impl Counters {
     }
 
     /// No counters at all (a simulated run's sampler, which reads none).
+    ///
+    /// ```
+    /// use perfbench::counters::Counters;
+    ///
+    /// let none = Counters::empty();
+    /// assert!(none.groups().is_empty() && !none.wall_time());
+    /// ```
     pub fn empty() -> Counters {
         Counters {
             events: Vec::new(),
@@ -592,21 +779,40 @@ impl Counters {
     }
 
     /// Every requested event, in the order requested.
+    ///
+    /// See [`Counters::open`] for an example.
     pub fn events(&self) -> &[Event] {
         &self.events
     }
 
     /// The perf event groups: hardware groups first, then the software ones.
+    ///
+    /// See [`Counters::open`] for an example.
     pub fn groups(&self) -> &[Group] {
         &self.groups
     }
 
     /// The perf event groups, mutably (reading needs `&mut`).
+    ///
+    /// ```
+    /// use perfbench::counters::{Counters, GroupOptions, Reading};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// let events = parse_list("task-clock,page-faults", &Sysfs::system())?;
+    /// let mut counters = Counters::open(&events, &GroupOptions::default())?;
+    /// for group in counters.groups_mut() {
+    ///     let mut reading = Reading::with_len(group.len());
+    ///     group.read(&mut reading)?;
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn groups_mut(&mut self) -> &mut [Group] {
         &mut self.groups
     }
 
     /// Whether `wall-time` was requested.
+    ///
+    /// See [`Counters::open`] for an example.
     pub fn wall_time(&self) -> bool {
         self.wall_time
     }
@@ -622,6 +828,19 @@ impl Counters {
     /// - `wall-time` is read in the first pass (a pass of its own when there is no group). The
     ///   [`Meter`](crate::harness::Meter) keeps the counter reads out of its bracket: the clock
     ///   is read outside fast-path reads and inside `read(2)` calls.
+    ///
+    /// ```
+    /// use perfbench::counters::{Counters, GroupOptions};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// let events = parse_list("wall-time,task-clock,page-faults", &Sysfs::system())?;
+    /// let counters = Counters::open(&events, &GroupOptions::default())?;
+    /// let passes = counters.passes();
+    /// assert!(passes[0].wall_time);
+    /// let groups: usize = passes.iter().map(|p| p.groups.len()).sum();
+    /// assert_eq!(groups, counters.groups().len()); // every group in exactly one pass
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn passes(&self) -> Vec<Pass> {
         let mut passes: Vec<Pass> = (0..self.hardware)
             .map(|i| Pass {
@@ -646,6 +865,8 @@ impl Counters {
     }
 
     /// The source serving `event` (by name), or `None` when it is not part of this set.
+    ///
+    /// See [`Counters::open`] for an example.
     pub fn source_of(&self, name: &str) -> Option<Source> {
         if self.wall_time && name == crate::events::WALL_TIME {
             return Some(Source::Clock);
@@ -700,6 +921,14 @@ fn open_split(
 }
 
 /// Reads `wall-time`: nanoseconds of `CLOCK_MONOTONIC`.
+///
+/// ```
+/// use perfbench::counters::wall_time_ns;
+///
+/// let t0 = wall_time_ns();
+/// std::thread::sleep(std::time::Duration::from_millis(2));
+/// assert!(wall_time_ns() - t0 >= 2_000_000);
+/// ```
 #[inline(always)]
 pub fn wall_time_ns() -> u64 {
     sys::monotonic_ns()

@@ -272,6 +272,14 @@ impl<R: Registers + ?Sized> Registers for &R {
 /// and `width` 0 (a page that does not fill in `pmc_width`) both mean no shift, the raw value
 /// as is. A width above 64, which no kernel reports (`pmc_width` is the width of a counter of
 /// at most 64 bits), gives a defined but meaningless value, never a panic.
+///
+/// ```
+/// use perfbench::counters::userpage::sign_extend;
+///
+/// assert_eq!(sign_extend(0xFFFF_FFFF_FFF0, 48), -16); // a 48-bit counter programmed at -16
+/// assert_eq!(sign_extend(0x7FFF_FFFF_FFFF, 48), 0x7FFF_FFFF_FFFF);
+/// assert_eq!(sign_extend(u64::MAX, 64), -1);
+/// ```
 #[inline(always)]
 pub const fn sign_extend(raw: u64, width: u16) -> i64 {
     let shift = 64u32.wrapping_sub(width as u32);
@@ -355,6 +363,13 @@ pub enum Capability {
 
 impl Capability {
     /// `true` for [`Capability::Usable`].
+    ///
+    /// ```
+    /// use perfbench::counters::userpage::Capability;
+    ///
+    /// assert!(Capability::Usable.is_usable());
+    /// assert!(!Capability::NoUserRdpmc { member: 0 }.is_usable());
+    /// ```
     pub fn is_usable(self) -> bool {
         self == Capability::Usable
     }
@@ -491,6 +506,21 @@ pub struct FastReader<P: PageView, R: Registers> {
 
 impl<P: PageView, R: Registers> FastReader<P, R> {
     /// A reader of the group whose user pages are `pages`, leader first.
+    ///
+    /// ```
+    /// use perfbench::counters::userpage::sim::{PageFields, SimPage, SimRegisters};
+    /// use perfbench::counters::userpage::FastReader;
+    ///
+    /// // A simulated user page for hardware counter 1 (48 bits wide), as the tests use.
+    /// let regs = SimRegisters::new(1, 48);
+    /// let page = SimPage::new(PageFields { index: 1, offset: 1000, ..PageFields::default() });
+    /// regs.set_counter(1, 234);
+    /// let reader = FastReader::new(vec![&page], &regs);
+    /// let mut out = [0];
+    /// assert!(reader.read(&mut out).is_some());
+    /// assert_eq!(out[0], 1234); // offset + sign-extended raw counter
+    /// assert_eq!((reader.len(), reader.is_empty()), (1, false));
+    /// ```
     pub fn new(pages: Vec<P>, regs: R) -> Self {
         FastReader {
             pages: pages.into_boxed_slice(),
@@ -499,26 +529,49 @@ impl<P: PageView, R: Registers> FastReader<P, R> {
     }
 
     /// Number of members.
+    ///
+    /// See [`FastReader::new`] for an example.
     pub fn len(&self) -> usize {
         self.pages.len()
     }
 
     /// `true` when the group has no members.
+    ///
+    /// See [`FastReader::new`] for an example.
     pub fn is_empty(&self) -> bool {
         self.pages.is_empty()
     }
 
     /// The members' pages, leader first.
+    ///
+    /// ```
+    /// use perfbench::counters::userpage::sim::{PageFields, SimPage, SimRegisters};
+    /// use perfbench::counters::userpage::FastReader;
+    ///
+    /// // A simulated user page for hardware counter 1 (48 bits wide), as the tests use.
+    /// let regs = SimRegisters::new(1, 48);
+    /// let page = SimPage::new(PageFields { index: 1, offset: 1000, ..PageFields::default() });
+    /// regs.set_counter(1, 234);
+    /// let reader = FastReader::new(vec![&page], &regs);
+    /// assert_eq!(reader.pages()[0].fields().offset, 1000);
+    /// assert_eq!(reader.registers().counter(1), 234);
+    /// let (pages, _regs) = reader.into_parts();
+    /// assert_eq!(pages.len(), 1);
+    /// ```
     pub fn pages(&self) -> &[P] {
         &self.pages
     }
 
     /// The register reader.
+    ///
+    /// See [`FastReader::pages`] for an example.
     pub fn registers(&self) -> &R {
         &self.regs
     }
 
     /// Gives the pages and the register reader back.
+    ///
+    /// See [`FastReader::pages`] for an example.
     pub fn into_parts(self) -> (Vec<P>, R) {
         (self.pages.into_vec(), self.regs)
     }
@@ -531,6 +584,22 @@ impl<P: PageView, R: Registers> FastReader<P, R> {
     /// ([`Capability::IndexZero`]). `index` is 0 whenever the event is not on a counter, in
     /// particular before the group is enabled, so probe while it is enabled. Even a usable group
     /// can see `index == 0` later (multiplexing); [`read`](Self::read) checks on every call.
+    ///
+    /// ```
+    /// use perfbench::counters::userpage::sim::{PageFields, SimPage, SimRegisters};
+    /// use perfbench::counters::userpage::FastReader;
+    ///
+    /// // A simulated user page for hardware counter 1 (48 bits wide), as the tests use.
+    /// let regs = SimRegisters::new(1, 48);
+    /// let page = SimPage::new(PageFields { index: 1, offset: 1000, ..PageFields::default() });
+    /// regs.set_counter(1, 234);
+    /// let reader = FastReader::new(vec![&page], &regs);
+    /// use perfbench::counters::userpage::Capability;
+    ///
+    /// assert_eq!(reader.capability(), Capability::Usable);
+    /// page.update(|f| f.index = 0); // the event left the hardware counter
+    /// assert!(!reader.capability().is_usable());
+    /// ```
     pub fn capability(&self) -> Capability {
         if self.pages.is_empty() {
             return Capability::NoMembers;
@@ -588,6 +657,24 @@ impl<P: PageView, R: Registers> FastReader<P, R> {
     /// # Panics
     ///
     /// If `out.len()` differs from the number of members.
+    ///
+    /// ```
+    /// use perfbench::counters::userpage::sim::{PageFields, SimPage, SimRegisters};
+    /// use perfbench::counters::userpage::FastReader;
+    ///
+    /// // A simulated user page for hardware counter 1 (48 bits wide), as the tests use.
+    /// let regs = SimRegisters::new(1, 48);
+    /// let page = SimPage::new(PageFields { index: 1, offset: 1000, ..PageFields::default() });
+    /// regs.set_counter(1, 234);
+    /// let reader = FastReader::new(vec![&page], &regs);
+    /// let mut out = [0];
+    /// regs.add_counter(1, 100);
+    /// let times = reader.read(&mut out).unwrap();
+    /// assert_eq!(out[0], 1334);
+    /// assert_eq!(times.enabled, times.running); // not multiplexed
+    /// page.update(|f| f.index = 0);
+    /// assert!(reader.read(&mut out).is_none()); // the caller falls back to read(2)
+    /// ```
     #[inline(always)]
     pub fn read(&self, out: &mut [u64]) -> Option<Times> {
         let mut retries = 0;
@@ -597,12 +684,41 @@ impl<P: PageView, R: Registers> FastReader<P, R> {
     /// [`read`](Self::read), the times always extrapolated to the moment of the read when the
     /// page offers `cap_user_time` (a `rdtsc`/`CNTVCT_EL0` read and a few multiplications
     /// more), whether the group was multiplexed or not.
+    ///
+    /// ```
+    /// use perfbench::counters::userpage::sim::{PageFields, SimPage, SimRegisters};
+    /// use perfbench::counters::userpage::FastReader;
+    ///
+    /// // A simulated user page for hardware counter 1 (48 bits wide), as the tests use.
+    /// let regs = SimRegisters::new(1, 48);
+    /// let page = SimPage::new(PageFields { index: 1, offset: 1000, ..PageFields::default() });
+    /// regs.set_counter(1, 234);
+    /// let reader = FastReader::new(vec![&page], &regs);
+    /// let mut out = [0];
+    /// let times = reader.read_times(&mut out).unwrap();
+    /// assert!(!times.extrapolated); // this page offers no time conversion (no cap_user_time)
+    /// ```
     #[inline]
     pub fn read_times(&self, out: &mut [u64]) -> Option<Times> {
         self.read_extrapolating(out, 0, Extrapolate::Always).0
     }
 
     /// [`read`](Self::read), also reporting how many torn snapshots were discarded.
+    ///
+    /// ```
+    /// use perfbench::counters::userpage::sim::{PageFields, SimPage, SimRegisters};
+    /// use perfbench::counters::userpage::FastReader;
+    ///
+    /// // A simulated user page for hardware counter 1 (48 bits wide), as the tests use.
+    /// let regs = SimRegisters::new(1, 48);
+    /// let page = SimPage::new(PageFields { index: 1, offset: 1000, ..PageFields::default() });
+    /// regs.set_counter(1, 234);
+    /// let reader = FastReader::new(vec![&page], &regs);
+    /// let mut out = [0];
+    /// let (times, stats) = reader.read_with_stats(&mut out);
+    /// assert!(times.is_some());
+    /// assert_eq!(stats.retries, 0); // no writer changed the page during the read
+    /// ```
     #[inline]
     pub fn read_with_stats(&self, out: &mut [u64]) -> (Option<Times>, ReadStats) {
         let mut stats = ReadStats::default();
@@ -694,6 +810,20 @@ impl<P: PageView, R: Registers> FastReader<P, R> {
     /// # Panics
     ///
     /// If `out.len()` differs from the number of members.
+    ///
+    /// ```
+    /// use perfbench::counters::userpage::sim::{PageFields, SimPage, SimRegisters};
+    /// use perfbench::counters::userpage::FastReader;
+    ///
+    /// // A simulated user page for hardware counter 1 (48 bits wide), as the tests use.
+    /// let regs = SimRegisters::new(1, 48);
+    /// let page = SimPage::new(PageFields { index: 1, offset: 1000, ..PageFields::default() });
+    /// regs.set_counter(1, 234);
+    /// let reader = FastReader::new(vec![&page], &regs);
+    /// let mut offsets = [0];
+    /// assert!(reader.page_offsets(&mut offsets));
+    /// assert_eq!(offsets, [1000]);
+    /// ```
     #[must_use = "`false` means the offsets could not be read consistently"]
     pub fn page_offsets(&self, out: &mut [u64]) -> bool {
         assert_eq!(
@@ -931,6 +1061,22 @@ pub mod reference {
     /// # Panics
     ///
     /// If `out` is shorter than `pages`.
+    ///
+    /// ```
+    /// use perfbench::counters::userpage::sim::{PageFields, SimPage, SimRegisters};
+    /// use perfbench::counters::userpage::FastReader;
+    ///
+    /// // A simulated user page for hardware counter 1 (48 bits wide), as the tests use.
+    /// let regs = SimRegisters::new(1, 48);
+    /// let page = SimPage::new(PageFields { index: 1, offset: 1000, ..PageFields::default() });
+    /// regs.set_counter(1, 234);
+    /// let reader = FastReader::new(vec![&page], &regs);
+    /// use perfbench::counters::userpage::reference;
+    ///
+    /// let mut out = [0];
+    /// assert!(reference::read(reader.pages(), reader.registers(), &mut out));
+    /// assert_eq!(out[0], 1234); // what the reader reads
+    /// ```
     #[inline(always)]
     pub fn read<P: PageView, R: Registers>(pages: &[P], regs: &R, out: &mut [u64]) -> bool {
         let out = &mut out[..pages.len()];
@@ -1069,6 +1215,15 @@ pub mod sim {
 
     impl SimPage {
         /// A page holding `fields`, with `lock` 0.
+        ///
+        /// ```
+        /// use perfbench::counters::userpage::sim::{PageFields, SimPage};
+        ///
+        /// let page = SimPage::new(PageFields { offset: 7, ..PageFields::default() });
+        /// assert_eq!((page.fields().offset, page.lock_value()), (7, 0));
+        /// page.update(|f| f.offset = 9); // as the kernel updates it: lock odd, fields, lock even
+        /// assert_eq!((page.fields().offset, page.lock_value()), (9, 2));
+        /// ```
         pub fn new(fields: PageFields) -> SimPage {
             let page = SimPage::default();
             page.store(&fields);
@@ -1077,6 +1232,8 @@ pub mod sim {
 
         /// The current field values (a plain snapshot, not seqlock-protected; meant for the
         /// page's single writer).
+        ///
+        /// See [`SimPage::new`] for an example.
         pub fn fields(&self) -> PageFields {
             PageFields {
                 index: self.index.load(Relaxed),
@@ -1098,6 +1255,8 @@ pub mod sim {
         ///
         /// Anything `change` does happens inside the update, so a test can also change a
         /// [`SimRegisters`] counter there to model the kernel reprogramming a counter.
+        ///
+        /// See [`SimPage::new`] for an example.
         pub fn update(&self, change: impl FnOnce(&mut PageFields)) {
             self.lock.fetch_add(1, Relaxed);
             // Orders the odd `lock` before the field stores for a reader on another CPU: a
@@ -1111,6 +1270,8 @@ pub mod sim {
         }
 
         /// The current `lock` value.
+        ///
+        /// See [`SimPage::new`] for an example.
         pub fn lock_value(&self) -> u32 {
             self.lock.load(Relaxed)
         }
@@ -1207,6 +1368,17 @@ pub mod sim {
     impl SimRegisters {
         /// `counters` counters, readable at user page indices `1..=counters`, each `width`
         /// bits wide (0 or 64 and more: 64 bits), all 0; timestamp 0.
+        ///
+        /// ```
+        /// use perfbench::counters::userpage::sim::SimRegisters;
+        ///
+        /// let regs = SimRegisters::new(2, 32);
+        /// assert_eq!((regs.width(), regs.mask()), (32, 0xFFFF_FFFF));
+        /// regs.set_counter(2, 0xFFFF_FFFF);
+        /// regs.add_counter(2, 3); // wraps at 32 bits, as hardware does
+        /// assert_eq!(regs.counter(2), 2);
+        /// regs.set_timestamp(5);
+        /// ```
         pub fn new(counters: usize, width: u16) -> SimRegisters {
             SimRegisters {
                 counters: (0..counters).map(|_| AtomicU64::new(0)).collect(),
@@ -1216,11 +1388,15 @@ pub mod sim {
         }
 
         /// The counters' width in bits.
+        ///
+        /// See [`SimRegisters::new`] for an example.
         pub fn width(&self) -> u16 {
             self.width
         }
 
         /// The mask of a counter's valid bits.
+        ///
+        /// See [`SimRegisters::new`] for an example.
         pub fn mask(&self) -> u64 {
             if self.width == 0 || self.width >= 64 {
                 u64::MAX
@@ -1235,6 +1411,8 @@ pub mod sim {
         /// # Panics
         ///
         /// If `index` is not in `1..=counters`.
+        ///
+        /// See [`SimRegisters::new`] for an example.
         pub fn set_counter(&self, index: u32, raw: u64) {
             self.slot(index).store(raw & self.mask(), Relaxed);
         }
@@ -1244,6 +1422,8 @@ pub mod sim {
         /// # Panics
         ///
         /// If `index` is not in `1..=counters`.
+        ///
+        /// See [`SimRegisters::new`] for an example.
         pub fn add_counter(&self, index: u32, delta: u64) {
             let slot = self.slot(index);
             let raw = slot.load(Relaxed).wrapping_add(delta) & self.mask();
@@ -1255,11 +1435,15 @@ pub mod sim {
         /// # Panics
         ///
         /// If `index` is not in `1..=counters`.
+        ///
+        /// See [`SimRegisters::new`] for an example.
         pub fn counter(&self, index: u32) -> u64 {
             self.slot(index).load(Acquire)
         }
 
         /// Sets the timestamp counter.
+        ///
+        /// See [`SimRegisters::new`] for an example.
         pub fn set_timestamp(&self, value: u64) {
             self.timestamp.store(value, Release);
         }

@@ -201,6 +201,20 @@ impl<'a> Meter<'a> {
 
     /// Starts a measured stretch: reads the counters and the clock (the clock first when the
     /// counters use the fast path, last otherwise).
+    ///
+    /// ```
+    /// # let mut b = perfbench::Bencher::smoke_test();
+    /// b.iter_custom(|n, meter| {
+    ///     let mut v: Vec<u64> = (0..n).collect(); // not measured
+    ///     meter.start();
+    ///     v.sort_unstable();
+    ///     meter.stop();
+    ///     meter.start(); // any number of start/stop pairs: their deltas add up
+    ///     let s: u64 = v.iter().sum();
+    ///     meter.stop();
+    ///     std::hint::black_box(s);
+    /// });
+    /// ```
     #[inline(always)]
     pub fn start(&mut self) {
         if self.special {
@@ -245,6 +259,8 @@ impl<'a> Meter<'a> {
 
     /// Ends a measured stretch: reads the clock and the counters in the mirror order of
     /// [`Meter::start`], and adds the differences.
+    ///
+    /// See [`Meter::start`] for an example.
     #[inline(always)]
     pub fn stop(&mut self) {
         if self.special {

@@ -89,6 +89,14 @@ macro_rules! register_name_match {
         ///
         /// Available on every target so the mapping is unit-tested everywhere; `Mrs` on arm64
         /// executes exactly this mapping (both are generated from one list).
+        ///
+        /// ```
+        /// use perfbench::counters::arch::aarch64_counter_register;
+        ///
+        /// assert_eq!(aarch64_counter_register(1), Some("PMEVCNTR0_EL0"));
+        /// assert_eq!(aarch64_counter_register(32), Some("PMCCNTR_EL0")); // the cycle counter
+        /// assert_eq!(aarch64_counter_register(0), None);
+        /// ```
         pub fn aarch64_counter_register(index: u32) -> Option<&'static str> {
             match index {
                 $($index => Some($name),)*
@@ -147,6 +155,14 @@ pub const SOURCE: Option<Source> = None;
 ///
 /// Constructing it is harmless; reading through it is only allowed while an event's user page
 /// says so, which [`FastReader`](super::userpage::FastReader) checks on every read.
+///
+/// ```
+/// use perfbench::counters::arch::native;
+///
+/// // Some on x86_64 and aarch64 (rdpmc / mrs), None elsewhere. Having the reader does not
+/// // mean the kernel lets this process use it: the user page says (`FastReader::capability`).
+/// assert_eq!(native().is_some(), cfg!(any(target_arch = "x86_64", target_arch = "aarch64")));
+/// ```
 #[inline]
 pub fn native() -> Option<Native> {
     #[cfg(target_arch = "x86_64")]
