@@ -884,6 +884,22 @@ impl PageRef<'_> {
     );
 
     /// [`MappedPage::capabilities`].
+    ///
+    /// ```
+    /// use perfbench::sys::{cap, new_attr, raw, EventFd};
+    ///
+    /// let mut attr = new_attr();
+    /// attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// attr.config = raw::PERF_COUNT_SW_TASK_CLOCK as u64;
+    /// attr.set_exclude_kernel(1);
+    /// attr.set_exclude_hv(1);
+    /// let clock = EventFd::open(&mut attr, 0, -1, None).expect("task-clock opens everywhere");
+    /// let page = clock.map_user_page()?;
+    /// let handle = page.page_ref(); // Copy: the address stays in a register across fences
+    /// assert_eq!(handle.capabilities(), page.capabilities());
+    /// assert_ne!(handle.capabilities() & cap::BIT0_IS_DEPRECATED, 0);
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     #[inline(always)]
     pub fn capabilities(self) -> u64 {
         // SAFETY: as for the other fields; the union's `capabilities` member covers all bits.
@@ -970,6 +986,21 @@ impl MappedPage {
     }
 
     /// A copyable handle to this page (see [`PageRef`]).
+    ///
+    /// ```
+    /// use perfbench::sys::{cap, new_attr, raw, EventFd};
+    ///
+    /// let mut attr = new_attr();
+    /// attr.type_ = raw::PERF_TYPE_SOFTWARE;
+    /// attr.config = raw::PERF_COUNT_SW_TASK_CLOCK as u64;
+    /// attr.set_exclude_kernel(1);
+    /// attr.set_exclude_hv(1);
+    /// let clock = EventFd::open(&mut attr, 0, -1, None).expect("task-clock opens everywhere");
+    /// let page = clock.map_user_page()?;
+    /// let (a, b) = (page.page_ref(), page.page_ref());
+    /// assert_eq!(a.index(), b.index()); // task-clock: 0, no hardware counter to read
+    /// # Ok::<(), perfbench::sys::Errno>(())
+    /// ```
     #[inline(always)]
     pub fn page_ref(&self) -> PageRef<'_> {
         PageRef {

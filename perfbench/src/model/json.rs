@@ -61,6 +61,13 @@ pub fn to_pretty<T: serde::Serialize + ?Sized>(value: &T) -> String {
 ///
 /// Written through the same serializer type as [`to_pretty`] (with a layout that leaves out the
 /// whitespace), so that a type written both ways is compiled once.
+///
+/// ```
+/// use perfbench::model::json::to_compact;
+///
+/// let value = serde_json::json!({"ids": ["a", "b"], "n": f64::INFINITY});
+/// assert_eq!(to_compact(&value), r#"{"ids":["a","b"],"n":null}"#);
+/// ```
 pub fn to_compact<T: serde::Serialize + ?Sized>(value: &T) -> String {
     write(
         value,

@@ -24,11 +24,22 @@ pub struct Rdpmc {
 
 impl Rdpmc {
     /// `rdpmc` without `lfence`.
+    ///
+    /// ```
+    /// # #[cfg(target_arch = "x86_64")] {
+    /// use perfbench::counters::arch::Rdpmc;
+    ///
+    /// assert!(!Rdpmc::new().serialize);
+    /// assert!(Rdpmc::serialized().serialize); // lfence before each rdpmc
+    /// # }
+    /// ```
     pub const fn new() -> Rdpmc {
         Rdpmc { serialize: false }
     }
 
     /// `lfence; rdpmc`.
+    ///
+    /// See [`Rdpmc::new`] for an example.
     pub const fn serialized() -> Rdpmc {
         Rdpmc { serialize: true }
     }
