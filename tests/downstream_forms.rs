@@ -25,8 +25,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::OnceLock;
 use std::time::Instant;
+
+mod throwaway;
+use throwaway::{serial, show, workspace_target, write_if_changed};
 
 use perfbench::model::json::from_json;
 use perfbench::model::{Outcome, Report, Throughput};
@@ -290,28 +293,7 @@ struct Downstream {
     _lock: perfbench::baseline::SuiteLock,
 }
 
-static SERIAL: Mutex<()> = Mutex::new(());
 static CRATE: OnceLock<Downstream> = OnceLock::new();
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The workspace's target directory (the parent of `CARGO_TARGET_TMPDIR`).
-fn workspace_target() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// Writes `contents` to `path` unless it already holds them (an unchanged mtime keeps cargo's
-/// fingerprints fresh).
-fn write_if_changed(path: &Path, contents: &str) {
-    if fs::read_to_string(path).ok().as_deref() != Some(contents) {
-        fs::write(path, contents).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
-    }
-}
 
 fn downstream() -> &'static Downstream {
     CRATE.get_or_init(|| {
@@ -401,15 +383,6 @@ impl Downstream {
         let _ = fs::remove_file(&path);
         path
     }
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "status: {}\n--- stdout\n{}--- stderr\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// The report at `path` (removed after reading), and its text.
