@@ -1697,19 +1697,25 @@ mod tests {
         );
     }
 
-    #[test]
-    fn times_of_a_group_never_multiplexed_are_extrapolated_only_on_request() {
-        let regs = SimRegisters::new(1, 48);
-        regs.set_timestamp(2_049_000);
-        let p = SimPage::new(PageFields {
+    /// A page enabled for 10,000 ns, of which `running` on the PMU, with the time conversion
+    /// `time_extrapolation` works through by hand.
+    fn timed_page(running: u64) -> SimPage {
+        SimPage::new(PageFields {
             time_enabled: 10_000,
-            time_running: 10_000,
+            time_running: running,
             time_shift: 10,
             time_mult: 3000,
             time_offset: (-5_000_000i64) as u64,
             capabilities: FAST | cap::USER_TIME,
             ..PageFields::default()
-        });
+        })
+    }
+
+    #[test]
+    fn times_of_a_group_never_multiplexed_are_extrapolated_only_on_request() {
+        let regs = SimRegisters::new(1, 48);
+        regs.set_timestamp(2_049_000);
+        let p = timed_page(10_000);
         let reader = FastReader::new(vec![p], &regs);
         let raw = Times {
             enabled: 10_000,
@@ -1760,15 +1766,7 @@ mod tests {
         //   delta = time_offset + 2000 * 3000 + (1000 * 3000) >> 10
         //         = -5_000_000 + 6_000_000 + 2929 (3_000_000 / 1024 = 2929.69) = 1_002_929
         regs.set_timestamp(2_049_000);
-        let p = SimPage::new(PageFields {
-            time_enabled: 10_000,
-            time_running: 8_000,
-            time_shift: 10,
-            time_mult: 3000,
-            time_offset: (-5_000_000i64) as u64,
-            capabilities: FAST | cap::USER_TIME,
-            ..PageFields::default()
-        });
+        let p = timed_page(8_000);
         let reader = FastReader::new(vec![p], &regs);
         assert_eq!(
             reader.read(&mut [0]),
