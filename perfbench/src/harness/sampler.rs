@@ -32,8 +32,8 @@
 //!    `k + c / n`. For such a counter the per-iteration value is the slope of
 //!    `delta - overhead` in the iteration count instead, which cancels every per-sample
 //!    constant: through the samples' own counts with linear sampling (all of them on one line
-//!    exactly), through two more readings at `2n` with flat sampling (taken only when some
-//!    counter is exact; both must agree). Every sample of the counter then reads that slope,
+//!    exactly), through two more readings at a quarter of `n` with flat sampling (taken only
+//!    when some counter is exact; both must agree; a quarter, so the two cost half a sample). Every sample of the counter then reads that slope,
 //!    `k` itself.
 
 use std::fmt;
@@ -841,7 +841,7 @@ fn run_pass(
         let per_pair = empty.per_pair();
         if (0..columns).any(|c| state.exact_points(c, per_pair).is_some()) {
             for _ in 0..PROBES {
-                state.probe(&mut meter, body, empty, 2 * n);
+                state.probe(&mut meter, body, empty, probe_iterations(n));
             }
         }
     }
@@ -851,8 +851,21 @@ fn run_pass(
     Ok(state.finish(iterations, empty.per_pair(), columns))
 }
 
-/// Readings a flat pass takes at `2n` when a counter is exact, to derive its slope.
+/// Readings a flat pass takes at a second iteration count ([`probe_iterations`]) when a
+/// counter is exact, to derive its slope.
 const PROBES: usize = 2;
+
+/// The second iteration count of a flat pass whose samples take `n`: a quarter of it (at least
+/// 1, and never `n` itself). Any other count gives an exact counter's slope alike; a smaller
+/// one keeps the probes' cost to half a sample's time (at `2n`, the two probes of each round
+/// added four samples' time to its ten on the default plan).
+fn probe_iterations(n: u64) -> u64 {
+    if n >= 2 {
+        (n / 4).max(1)
+    } else {
+        2
+    }
+}
 
 /// A pass's readings so far: the calibration runs and the samples' totals.
 #[derive(Default)]
@@ -1076,21 +1089,30 @@ fn later_warm_up_ns(plan: &Plan) -> u64 {
     (plan.warm_up_ns - first_warm_up_ns(plan)) / later
 }
 
-/// Runs the body with doubling iteration counts until `budget_ns` is spent; returns the last
-/// run's nanoseconds per iteration (at least 0.01 ns).
+/// Runs the body with doubling iteration counts until `budget_ns` is spent, the last run cut
+/// to what is left of it (so the warm-up overruns its budget by at most about one iteration,
+/// not by up to the whole budget again); returns the nanoseconds per iteration of the longest
+/// run (the most precise; at least 0.01 ns).
 fn warm_up(body: &mut dyn Body, budget_ns: u64) -> f64 {
     let mut meter = Meter::idle();
     let start = wall_time_ns();
     let mut n = 1u64;
+    let mut longest = (0u64, 0.01f64);
     loop {
         let t0 = wall_time_ns();
         body.run(n, &mut meter);
-        let dt = wall_time_ns().saturating_sub(t0);
-        let per = (dt as f64 / n as f64).max(0.01);
-        if wall_time_ns().saturating_sub(start) >= budget_ns || n >= 1 << 40 {
-            return per;
+        let now = wall_time_ns();
+        let per = (now.saturating_sub(t0) as f64 / n as f64).max(0.01);
+        if n >= longest.0 {
+            longest = (n, per);
         }
-        n = n.saturating_mul(2);
+        let spent = now.saturating_sub(start);
+        if spent >= budget_ns || n >= 1 << 40 {
+            return longest.1;
+        }
+        // The iterations that fit in what is left, at the rate measured so far.
+        let fit = ((budget_ns - spent) as f64 / longest.1).ceil().max(1.0);
+        n = n.saturating_mul(2).min(fit as u64);
     }
 }
 
@@ -1227,7 +1249,8 @@ mod overhead_tests {
 
     /// A pass of `samples` samples at `n[i]` iterations of a body whose column 0 is exact:
     /// `k` per iteration, `c` once per sample, a bracket of `o0 + o1 * n` (the empty body's
-    /// loop); column 1 has noise. `probes` readings at `2n` follow (flat plans).
+    /// loop); column 1 has noise. `probes` readings at `probe_iterations(n)` follow (flat
+    /// plans).
     fn pass(n: &[u64], k: f64, c: f64, probes: usize) -> PassState {
         let bracket = |n: u64| 62.0 + 3.0 * n as f64;
         let mut state = PassState::default();
@@ -1248,7 +1271,7 @@ mod overhead_tests {
         }
         state.multiplexed = vec![false, false];
         for _ in 0..probes {
-            let m = 2 * n[0];
+            let m = probe_iterations(n[0]);
             let total = bracket(m) + k * m as f64 + c;
             state
                 .probes
@@ -1263,7 +1286,7 @@ mod overhead_tests {
         // Without a second iteration count the constant shows: 21 + 3/1000.
         let (values, _, _) = pass(&flat, 21.0, 3.0, 0).finish(&flat, false, 2);
         assert!(values.iter().all(|v| v[0] == 21.003), "{values:?}");
-        // With the probes at 2n it cancels: exactly 21 in every sample.
+        // With the probes at a second count it cancels: exactly 21 in every sample.
         let state = pass(&flat, 21.0, 3.0, PROBES);
         assert!(state.exact_points(0, false).is_some());
         assert!(
@@ -1281,6 +1304,23 @@ mod overhead_tests {
         // Fractional slopes are kept as they are.
         let (values, _, _) = pass(&flat, 2.5, 1.0, PROBES).finish(&flat, false, 2);
         assert!(values.iter().all(|v| v[0] == 2.5), "{values:?}");
+    }
+
+    #[test]
+    fn the_probes_take_another_count_at_a_quarter_of_the_cost() {
+        for n in [1u64, 2, 3, 4, 5, 7, 1000, u64::MAX] {
+            let m = probe_iterations(n);
+            assert!(m >= 1 && m != n, "n {n}: probes at {m}");
+            if n >= 4 {
+                assert!(m <= n / 4, "n {n}: probes at {m}");
+            }
+        }
+        // The slope comes out exact from the smallest plans too.
+        for n in [1u64, 2, 3, 8] {
+            let flat = [n; 10];
+            let (values, _, _) = pass(&flat, 21.0, 3.0, PROBES).finish(&flat, false, 2);
+            assert!(values.iter().all(|v| v[0] == 21.0), "n {n}: {values:?}");
+        }
     }
 
     #[test]
