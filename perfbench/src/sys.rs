@@ -1008,6 +1008,22 @@ impl MappedPage {
             page: PhantomData,
         }
     }
+
+    /// [`page_ref`](Self::page_ref) with a lifetime the caller picks: for a structure that
+    /// keeps the handle beside the `MappedPage` it borrows (a borrow of a sibling field, which
+    /// Rust cannot express).
+    ///
+    /// # Safety
+    ///
+    /// The handle must not be used after this `MappedPage` is dropped (or moved out of the
+    /// structure that promises to keep it).
+    #[inline]
+    pub(crate) unsafe fn page_ref_unbounded<'a>(&self) -> PageRef<'a> {
+        PageRef {
+            ptr: self.ptr,
+            page: PhantomData,
+        }
+    }
 }
 
 impl Drop for MappedPage {

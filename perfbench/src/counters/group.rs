@@ -19,11 +19,11 @@
 use std::fmt;
 
 use super::arch;
-use super::userpage::FastReader;
+use super::userpage::{FastReader, Hot};
 use super::Source;
 use crate::events::{Event, EventKind, PerfEvent};
 use crate::machine::{self, Explanation};
-use crate::sys::{self, Errno, EventFd, MappedPage, Scope};
+use crate::sys::{self, Errno, EventFd, MappedPage, PageRef, Scope};
 
 /// How to open counters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -195,10 +195,46 @@ pub struct Group {
     ids: Vec<u64>,
     buf: Vec<u64>,
     fast: Option<FastReader<MappedPage, arch::Native>>,
+    /// Handles to `fast`'s pages for the hot path of [`Group::read`]; declines every read when
+    /// `fast` is `None`.
+    hot: HotPages,
     source: Source,
     fast_fallbacks: u64,
     options: GroupOptions,
 }
+
+/// The hot path's handles to the pages of a group's [`FastReader`]: borrowed from the
+/// `MappedPage`s the reader owns, in the same `Group`, which Rust cannot express with a
+/// lifetime; hence `'static`, and the rules that make it sound: a `HotPages` is only ever built
+/// from the pages of the `FastReader` stored beside it (or from none), the group never replaces
+/// or moves out its `FastReader` (it is set once, in [`Group::open`]), and the handles never
+/// leave the group.
+struct HotPages(Hot<PageRef<'static>>);
+
+impl HotPages {
+    /// The hot path of a group without the fast path: declines every read.
+    fn none() -> HotPages {
+        HotPages(Hot::new(&[]))
+    }
+
+    /// The hot path over `fast`'s pages, which the caller stores beside it (see [`HotPages`]).
+    fn of(fast: &FastReader<MappedPage, arch::Native>) -> HotPages {
+        let handles: Vec<PageRef<'static>> = fast
+            .pages()
+            .iter()
+            // SAFETY: the handles live in the `HotPages` stored in the same `Group` as `fast`,
+            // which owns the pages for the group's whole life and is never replaced (see
+            // `HotPages`); no handle leaves the group.
+            .map(|page| unsafe { page.page_ref_unbounded() })
+            .collect();
+        HotPages(Hot::new(&handles))
+    }
+}
+
+// SAFETY: the handles only read the read-only mappings of the `MappedPage`s owned by the same
+// `Group`, which are `Send`: the kernel is the only writer, and reading them from another thread
+// is as sound as reading them from this one.
+unsafe impl Send for HotPages {}
 
 impl fmt::Debug for Group {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -330,13 +366,15 @@ impl Group {
             ids,
             buf: vec![0; sys::GROUP_HEADER_WORDS + 2 * n],
             fast: None,
+            hot: HotPages::none(),
             source: Source::Read,
             fast_fallbacks: 0,
             options: options.clone(),
         };
         if options.fast_path && arch::SOURCE.is_some() && events.iter().all(Event::needs_pmu) {
             group.fast = group.map_fast_path();
-            if group.fast.is_some() {
+            if let Some(fast) = &group.fast {
+                group.hot = HotPages::of(fast);
                 group.source = arch::SOURCE.unwrap_or(Source::Read);
             }
         }
@@ -524,16 +562,15 @@ impl Group {
     /// See [`Group::open`] for an example.
     #[inline(always)]
     pub fn read(&mut self, out: &mut Reading) -> Result<Source, CounterError> {
-        // The hot path: a fast-path group, a `Reading` of its length, one seqlock attempt
-        // that sees no page change and a group the page does not show multiplexed. Everything
-        // else is `read_slow`'s (a torn attempt retried there costs one attempt more).
-        if let Some(fast) = &self.fast {
-            if out.values.len() == fast.len() {
-                if let Some(times) = fast.read_unless_multiplexed(&mut out.values) {
-                    out.time_enabled = times.enabled;
-                    out.time_running = times.running;
-                    return Ok(self.source);
-                }
+        // The hot path: a fast-path group of at most `STRAIGHT_MAX` members, a `Reading` of
+        // its length, one seqlock attempt that sees no page change and a group the page does
+        // not show multiplexed, read member after member with no loop. Everything else is
+        // `read_slow`'s (a torn attempt retried there costs one attempt more).
+        if let Some(regs) = arch::native() {
+            if let Some(times) = self.hot.0.read(&regs, &mut out.values) {
+                out.time_enabled = times.enabled;
+                out.time_running = times.running;
+                return Ok(self.source);
             }
         }
         self.read_slow(out)

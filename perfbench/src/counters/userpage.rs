@@ -726,41 +726,13 @@ impl<P: PageView, R: Registers> FastReader<P, R> {
         (times, stats)
     }
 
-    /// One seqlock attempt of [`read`](Self::read): the counts and the page's times of a group
-    /// the page does not show multiplexed, and `None` for a multiplexed group, for a torn
-    /// snapshot (no retry here) and wherever `read` returns `None`. The whole hot path and
-    /// nothing else, for a caller that sends every `None` out of line to [`read`](Self::read)
-    /// (`Group::read`). Without a retry loop there is no retry counter to set up and no
-    /// loop-invariant work for the compiler to hoist in front of the first counter read.
-    #[inline(always)]
-    pub(crate) fn read_unless_multiplexed(&self, out: &mut [u64]) -> Option<Times> {
-        match seqlock_read(
-            &self.pages,
-            &self.regs,
-            out,
-            &mut 0,
-            Extrapolate::Never,
-            true,
-        ) {
-            Attempt::Read(times) => Some(times),
-            Attempt::Declined | Attempt::Multiplexed => None,
-        }
-    }
-
     /// The hot path of [`read`](Self::read): the seqlock loop with the times as the page has
     /// them. A group the page shows multiplexed (`time_enabled != time_running`) is read again
     /// by [`read_extrapolating`](Self::read_extrapolating), out of line: its counts are
     /// estimates anyway, and the hot path keeps no timestamp read or time arithmetic.
     #[inline(always)]
     fn read_inner(&self, out: &mut [u64], retries: &mut u32) -> Option<Times> {
-        match seqlock_read(
-            &self.pages,
-            &self.regs,
-            out,
-            retries,
-            Extrapolate::Never,
-            false,
-        ) {
+        match seqlock_read(&self.pages, &self.regs, out, retries, Extrapolate::Never) {
             Attempt::Read(times) => Some(times),
             Attempt::Declined => None,
             Attempt::Multiplexed => {
@@ -784,14 +756,7 @@ impl<P: PageView, R: Registers> FastReader<P, R> {
         mut retries: u32,
         extrapolate: Extrapolate,
     ) -> (Option<Times>, u32) {
-        let times = match seqlock_read(
-            &self.pages,
-            &self.regs,
-            out,
-            &mut retries,
-            extrapolate,
-            false,
-        ) {
+        let times = match seqlock_read(&self.pages, &self.regs, out, &mut retries, extrapolate) {
             Attempt::Read(times) => Some(times),
             Attempt::Declined | Attempt::Multiplexed => None,
         };
@@ -855,6 +820,138 @@ impl<P: PageView, R: Registers> FastReader<P, R> {
     }
 }
 
+/// `$body` for `$i` = 0, 1, ... `$n - 1` (`$n` a constant of at most [`STRAIGHT_MAX`]), written
+/// out one after the other: the compiler does not unroll every loop over a constant count whose
+/// body is as large as a member's read, nor inline every closure such a body would be. The
+/// body may `return` from the enclosing function.
+macro_rules! unrolled {
+    ($i:ident < $n:ident => $body:block) => {{
+        const { assert!($n <= STRAIGHT_MAX, "more members than STRAIGHT_MAX") };
+        unrolled!(@steps $i $n $body 0 1 2 3 4 5 6);
+    }};
+    (@steps $i:ident $n:ident $body:block $($k:literal)*) => {
+        $(
+            {
+                let $i: usize = $k;
+                if $i < $n $body
+            }
+        )*
+    };
+}
+
+/// The largest group whose members [`Hot`] reads straight-line, one after the other: larger
+/// groups take the general loop of [`FastReader::read`].
+pub(crate) const STRAIGHT_MAX: usize = 7;
+
+/// The page handles of a fast-path group as the hot path of `Group::read` wants them: inline,
+/// one slot per member count, so that a read finds its straight-line read ([`read_once`]) and
+/// the members' handles with the same loads, one test per member count below its own (a
+/// handle is never null, so an empty slot is tested with one compare with zero). The group code
+/// keeps one beside its [`FastReader`] and sends every read this one declines to that reader.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Hot<H> {
+    one: Option<[H; 1]>,
+    two: Option<[H; 2]>,
+    three: Option<[H; 3]>,
+    four: Option<[H; 4]>,
+    five: Option<[H; 5]>,
+    six: Option<[H; 6]>,
+    seven: Option<[H; 7]>,
+}
+
+impl<H: PageView + Copy> Hot<H> {
+    /// The hot path of the group whose page handles are `handles` (leader first): its slot
+    /// filled, the others empty. No handles, or more than [`STRAIGHT_MAX`]: every slot empty,
+    /// a hot path that declines every read.
+    pub(crate) fn new(handles: &[H]) -> Hot<H> {
+        Hot {
+            one: handles.try_into().ok(),
+            two: handles.try_into().ok(),
+            three: handles.try_into().ok(),
+            four: handles.try_into().ok(),
+            five: handles.try_into().ok(),
+            six: handles.try_into().ok(),
+            seven: handles.try_into().ok(),
+        }
+    }
+
+    /// One seqlock attempt over every member, straight-line (see [`read_once`]): the counts in
+    /// `out` and the page's times, or `None` for a group of no or more than [`STRAIGHT_MAX`]
+    /// members, an `out` of another length (`out` untouched), a group the page shows
+    /// multiplexed, a torn snapshot or a member whose index `regs` cannot read now (`out`
+    /// holds garbage).
+    #[inline(always)]
+    pub(crate) fn read<R: Registers>(&self, regs: &R, out: &mut [u64]) -> Option<Times> {
+        if let Some(pages) = self.one {
+            read_once(pages, regs, out)
+        } else if let Some(pages) = self.two {
+            read_once(pages, regs, out)
+        } else if let Some(pages) = self.three {
+            read_once(pages, regs, out)
+        } else if let Some(pages) = self.four {
+            read_once(pages, regs, out)
+        } else if let Some(pages) = self.five {
+            read_once(pages, regs, out)
+        } else if let Some(pages) = self.six {
+            read_once(pages, regs, out)
+        } else if let Some(pages) = self.seven {
+            read_once(pages, regs, out)
+        } else {
+            None
+        }
+    }
+}
+
+/// One seqlock attempt over the `N` members whose page handles are `pages` (leader first),
+/// member after member with no loop: for each, `seq = lock; barrier; index, pmc_width, offset,
+/// counter; barrier`; then the leader's `time_enabled` and `time_running`; then every `lock`
+/// again, each compared with its member's `seq`, together with the times (equal: not
+/// multiplexed) and the length of `out`. Only then are the counts stored in `out` and the
+/// page's times returned. `None`, with `out` untouched, for a torn snapshot, a group the page
+/// shows multiplexed, a member whose `index` `regs` cannot read now (0 included) and an `out`
+/// of another length than `N`: the caller reads again out of line, where a torn snapshot is
+/// retried and a multiplexed group's times are extrapolated.
+///
+/// The same protocol as [`FastReader::read`]'s, minus the retries and the extrapolation, and
+/// the same per-member work as [`reference::read`](mod@reference): what the hot path adds to
+/// the reference is the times and the length test, per read, not per member.
+#[inline(always)]
+pub(crate) fn read_once<P: PageView + Copy, R: Registers, const N: usize>(
+    pages: [P; N],
+    regs: &R,
+    out: &mut [u64],
+) -> Option<Times> {
+    let leader = *pages.first()?;
+    let out: &mut [u64; N] = out.try_into().ok()?;
+    let mut seqs = [0u32; N];
+    unrolled!(i < N => {
+        let seq = pages[i].lock();
+        compiler_fence(Ordering::SeqCst);
+        if !P::WRITER_ON_READER_CPU && seq & 1 != 0 {
+            return None;
+        }
+        seqs[i] = seq;
+        out[i] = member_value(&pages[i], regs)?;
+        compiler_fence(Ordering::SeqCst);
+    });
+    // The group's times are the leader's, read inside its section (as in `seqlock_read`).
+    let (enabled, running) = (leader.time_enabled(), leader.time_running());
+    compiler_fence(Ordering::SeqCst);
+    unrolled!(i < N => {
+        if pages[i].lock() != seqs[i] {
+            return None;
+        }
+    });
+    if enabled != running {
+        return None;
+    }
+    Some(Times {
+        enabled,
+        running,
+        extrapolated: false,
+    })
+}
+
 /// When [`seqlock_read`] extrapolates the times to the moment of the read.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Extrapolate {
@@ -873,8 +970,7 @@ enum Attempt {
     /// A consistent snapshot: the counts are in `out`.
     Read(Times),
     /// Fall back to `read(2)`: a member's `index` cannot be read now (0 included), the group
-    /// has no members, or the pages kept changing for [`MAX_RETRIES`] + 1 attempts (with
-    /// `once`, changed during the one attempt).
+    /// has no members, or the pages kept changing for [`MAX_RETRIES`] + 1 attempts.
     Declined,
     /// A consistent snapshot of a multiplexed group, with [`Extrapolate::Never`]: the times
     /// must be extrapolated, so read again with [`Extrapolate::IfMultiplexed`].
@@ -896,9 +992,7 @@ fn give_up(retries: &mut u32) -> bool {
 /// counter; barrier`; then the leader's `time_enabled` and `time_running` (and, when
 /// `extrapolate` asks, the timestamp and the page's time conversion), still inside the
 /// leader's section, which opened with the leader's `lock` at the start; then every `lock`
-/// again, compared as a sum (see below). The retry limit lives on the retry edge only. With
-/// `once` a torn snapshot is not retried but reported as [`Attempt::Declined`] (the caller
-/// retries out of line).
+/// again, compared as a sum (see below). The retry limit lives on the retry edge only.
 ///
 /// # Panics
 ///
@@ -910,7 +1004,6 @@ fn seqlock_read<P: PageView, R: Registers>(
     out: &mut [u64],
     retries: &mut u32,
     extrapolate: Extrapolate,
-    once: bool,
 ) -> Attempt {
     assert_eq!(
         out.len(),
@@ -934,7 +1027,7 @@ fn seqlock_read<P: PageView, R: Registers>(
         if !P::WRITER_ON_READER_CPU && seq & 1 != 0 {
             // A writer is in the middle of an update (only possible with a writer on another
             // CPU, such as the simulated page's).
-            if once || give_up(retries) {
+            if give_up(retries) {
                 return Attempt::Declined;
             }
             hint::spin_loop();
@@ -952,7 +1045,7 @@ fn seqlock_read<P: PageView, R: Registers>(
             let seq = page.lock();
             compiler_fence(Ordering::SeqCst);
             if !P::WRITER_ON_READER_CPU && seq & 1 != 0 {
-                if once || give_up(retries) {
+                if give_up(retries) {
                     return Attempt::Declined;
                 }
                 hint::spin_loop();
@@ -993,7 +1086,7 @@ fn seqlock_read<P: PageView, R: Registers>(
         if now_sum == seq_sum {
             return Attempt::Multiplexed;
         }
-        if once || give_up(retries) {
+        if give_up(retries) {
             return Attempt::Declined;
         }
         hint::spin_loop();
@@ -1034,81 +1127,68 @@ pub mod reference {
     //! [`read`] does the work every fast-path read of a group must do and nothing else, written
     //! as tightly as Rust allows: per member one `lock` load, the `index`, `pmc_width` and
     //! `offset` loads, the counter read (the same register dispatch as the reader, a `match`
-    //! over the index), the sign extension and the addition; then every `lock` again, and the
-    //! whole group again if one moved. It has no retry limit, no check for a writer in
-    //! progress, no times (so no multiplexing test) and no statistics: the kernel's own
-    //! reference loop (`perf_event.h`), extended to a group, minus its times.
+    //! over the index), the sign extension and the addition; then every `lock` again, compared
+    //! one by one with the value its member's section started with, and the whole group again
+    //! if one moved. It has no retry limit, no check for a writer in progress, no times (so no
+    //! multiplexing test) and no statistics: the kernel's own reference loop (`perf_event.h`),
+    //! extended to a group, minus its times.
     //!
-    //! Its loop has the shape of the reader's, so that the two differ only in the work
-    //! `Group::read` adds: the leader first, through a copy of its page handle
-    //! ([`PageView::by_ref`]) taken once, then the other members by index, then the re-check
-    //! with the leader's `lock` first. That shape is also the tightest the compiler makes of
-    //! it: the earlier form (one `zip` loop over all members) cost 47 instructions for one
-    //! member and 30 per further member in the guest's bracket, this one 39 and 27 (34 for
-    //! the second member, whose loop is entered then). It is not meant for use: the arm64 guest
+    //! The member count is a constant (`N`, the length of the arrays it takes), so the compiler
+    //! lays the members out one after the other: no loop, no member count, no bounds, the page
+    //! addresses in registers. That is what a hand-written read of a known group looks like
+    //! (an earlier form, a loop over a slice of pages, cost 39 instructions for one member in
+    //! the guest's bracket and 27 per further member). It is not meant for use: the arm64 guest
     //! (`bash .ci/arm64/run.sh`) brackets an empty body with it and with
     //! [`Group::read`](crate::counters::Group::read), and prints both instruction counts and
     //! their ratio, for 1 to 7 members.
 
     use std::sync::atomic::{compiler_fence, Ordering};
 
-    use super::{sign_extend, PageView, Registers};
+    use super::{sign_extend, PageView, Registers, STRAIGHT_MAX};
 
     /// Reads every member of the group whose pages are `pages` into `out` (`out[i]` for
     /// `pages[i]`). `false` when a member's page shows `index == 0` (or an index `regs` cannot
-    /// read). Retries for as long as the pages change.
-    ///
-    /// # Panics
-    ///
-    /// If `out` is shorter than `pages`.
+    /// read). Retries for as long as the pages change. `N` is at most 7 (more does not
+    /// compile).
     ///
     /// ```
     /// use perfbench::counters::userpage::sim::{PageFields, SimPage, SimRegisters};
-    /// use perfbench::counters::userpage::FastReader;
+    /// use perfbench::counters::userpage::reference;
     ///
     /// // A simulated user page for hardware counter 1 (48 bits wide), as the tests use.
     /// let regs = SimRegisters::new(1, 48);
     /// let page = SimPage::new(PageFields { index: 1, offset: 1000, ..PageFields::default() });
     /// regs.set_counter(1, 234);
-    /// let reader = FastReader::new(vec![&page], &regs);
-    /// use perfbench::counters::userpage::reference;
-    ///
     /// let mut out = [0];
-    /// assert!(reference::read(reader.pages(), reader.registers(), &mut out));
-    /// assert_eq!(out[0], 1234); // what the reader reads
+    /// assert!(reference::read(&[&page], &regs, &mut out));
+    /// assert_eq!(out[0], 1234); // offset + sign-extended raw counter, as the reader reads it
+    /// page.update(|f| f.index = 0); // the event left the hardware counter
+    /// assert!(!reference::read(&[&page], &regs, &mut out));
     /// ```
     #[inline(always)]
-    pub fn read<P: PageView, R: Registers>(pages: &[P], regs: &R, out: &mut [u64]) -> bool {
-        let out = &mut out[..pages.len()];
-        let Some(leader) = pages.first() else {
-            return true;
-        };
-        let leader = leader.by_ref();
+    pub fn read<P: PageView, R: Registers, const N: usize>(
+        pages: &[P; N],
+        regs: &R,
+        out: &mut [u64; N],
+    ) -> bool {
+        // The page handles, taken once (see `PageView::by_ref`).
+        let pages: [P::Ref<'_>; N] = std::array::from_fn(|i| pages[i].by_ref());
         loop {
-            let seq = leader.lock();
-            compiler_fence(Ordering::SeqCst);
-            let mut seq_sum = u64::from(seq);
-            let Some(v) = value(&leader, regs) else {
-                return false;
-            };
-            out[0] = v;
-            compiler_fence(Ordering::SeqCst);
-            for i in 1..pages.len() {
-                let page = pages[i].by_ref();
-                let seq = page.lock();
+            let mut seqs = [0u32; N];
+            unrolled!(i < N => {
+                seqs[i] = pages[i].lock();
                 compiler_fence(Ordering::SeqCst);
-                seq_sum += u64::from(seq);
-                let Some(v) = value(&page, regs) else {
+                let Some(v) = value(&pages[i], regs) else {
                     return false;
                 };
                 out[i] = v;
                 compiler_fence(Ordering::SeqCst);
-            }
-            let mut now_sum = u64::from(leader.lock());
-            for page in &pages[1..] {
-                now_sum += u64::from(page.by_ref().lock());
-            }
-            if now_sum == seq_sum {
+            });
+            let mut same = true;
+            unrolled!(i < N => {
+                same &= pages[i].lock() == seqs[i];
+            });
+            if same {
                 return true;
             }
         }
@@ -1739,9 +1819,8 @@ mod tests {
     fn the_reference_reads_what_the_reader_reads() {
         for width in [32u16, 40, 48, 64] {
             let regs = SimRegisters::new(3, width);
-            let pages: Vec<SimPage> = (1..=3u32)
-                .map(|i| page(i, 1_000_000 * i64::from(i) - 7, width))
-                .collect();
+            let pages: [SimPage; 3] =
+                std::array::from_fn(|i| page(i as u32 + 1, 1_000_000 * (i as i64 + 1) - 7, width));
             let reader = FastReader::new(pages.iter().collect(), &regs);
             for raw in [0u64, 5, 5u64.wrapping_neg(), 1 << (width - 1), u64::MAX] {
                 for i in 1..=3 {
@@ -1921,7 +2000,7 @@ mod tests {
     }
 
     #[test]
-    fn the_one_attempt_read_leaves_retries_and_multiplexed_groups_to_read() {
+    fn the_hot_path_leaves_retries_and_multiplexed_groups_to_read() {
         // Torn during the one attempt: `None`, where `read` retries and succeeds.
         let regs = SimRegisters::new(2, 48);
         regs.set_counter(1, 10);
@@ -1934,20 +2013,27 @@ mod tests {
             fire_on: 2,
             interrupt: &interrupt,
         };
-        let reader = FastReader::new(pages.iter().collect(), torn());
+        let hot = Hot::new(&[&pages[0], &pages[1]]);
         let mut out = [0; 2];
-        assert_eq!(reader.read_unless_multiplexed(&mut out), None);
+        assert_eq!(hot.read(&torn(), &mut out), None);
         let reader = FastReader::new(pages.iter().collect(), torn());
         let (times, stats) = reader.read_with_stats(&mut out);
         assert!(times.is_some());
         assert_eq!((stats.retries, out), (1, [1110, 2020]));
         // Undisturbed: the same as `read`.
-        let reader = FastReader::new(pages.iter().collect(), &regs);
-        assert!(reader.read_unless_multiplexed(&mut out).is_some());
+        assert!(hot.read(&regs, &mut out).is_some());
         assert_eq!(out, [1110, 2020]);
+        // An `out` of another length: `None`, `out` untouched.
+        let mut three = [7; 3];
+        assert_eq!(hot.read(&regs, &mut three), None);
+        assert_eq!(three, [7; 3]);
+        // A member whose index cannot be read: `None`.
+        pages[1].update(|f| f.index = 0);
+        assert_eq!(hot.read(&regs, &mut out), None);
         // Multiplexed (enabled != running): `None`, where `read` extrapolates.
         let regs = SimRegisters::new(1, 48);
         let p = SimPage::new(PageFields {
+            index: 1,
             time_enabled: 10_000,
             time_running: 8_000,
             time_shift: 10,
@@ -1955,13 +2041,50 @@ mod tests {
             capabilities: FAST | cap::USER_TIME,
             ..PageFields::default()
         });
-        let reader = FastReader::new(vec![p], &regs);
-        assert_eq!(reader.read_unless_multiplexed(&mut [0]), None);
+        assert_eq!(Hot::new(&[&p]).read(&regs, &mut [0]), None);
+        let reader = FastReader::new(vec![&p], &regs);
         assert!(reader.read(&mut [0]).is_some_and(|t| t.extrapolated));
-        // No members: nothing to read.
-        let empty: FastReader<SimPage, _> = FastReader::new(vec![], &regs);
-        assert_eq!(empty.read_unless_multiplexed(&mut []), None);
-        assert_eq!(empty.read(&mut []), None);
+        // Not multiplexed: the page's times, as they are.
+        p.update(|f| f.time_running = 10_000);
+        let times = Hot::new(&[&p]).read(&regs, &mut [0]);
+        assert_eq!(
+            times,
+            Some(Times {
+                enabled: 10_000,
+                running: 10_000,
+                extrapolated: false
+            })
+        );
+        // No members, or more than the straight-line reads cover: nothing to read.
+        let empty: Hot<&SimPage> = Hot::new(&[]);
+        assert_eq!(empty.read(&regs, &mut []), None);
+        let many: Vec<SimPage> = (0..=STRAIGHT_MAX).map(|_| page(1, 0, 48)).collect();
+        let many: Vec<&SimPage> = many.iter().collect();
+        let mut out = vec![0; many.len()];
+        assert_eq!(Hot::new(&many).read(&regs, &mut out), None);
+    }
+
+    #[test]
+    fn the_hot_path_reads_what_the_reader_reads_for_every_member_count() {
+        for width in [32u16, 48, 64] {
+            for n in 1..=STRAIGHT_MAX {
+                let regs = SimRegisters::new(n, width);
+                let pages: Vec<SimPage> = (1..=n as u32)
+                    .map(|i| page(i, 1_000_000 * i64::from(i) - 7, width))
+                    .collect();
+                let handles: Vec<&SimPage> = pages.iter().collect();
+                let (hot, reader) = (Hot::new(&handles), FastReader::new(handles, &regs));
+                for raw in [0u64, 5, 5u64.wrapping_neg(), 1 << (width - 1), u64::MAX] {
+                    for i in 1..=n as u32 {
+                        regs.set_counter(i, raw.wrapping_add(u64::from(i)));
+                    }
+                    let (mut fast, mut straight) = (vec![0u64; n], vec![0u64; n]);
+                    assert!(reader.read(&mut fast).is_some());
+                    assert!(hot.read(&regs, &mut straight).is_some());
+                    assert_eq!(fast, straight, "{n} members, width {width}, raw {raw:#x}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -1972,7 +2095,7 @@ mod tests {
         let mut out = [0];
         assert!(reference::read(&pages, &regs, &mut out));
         assert_eq!(out, [1000]);
-        assert!(reference::read::<SimPage, _>(&[], &regs, &mut []));
+        assert!(reference::read::<SimPage, _, 0>(&[], &regs, &mut []));
     }
 
     /// Concurrent writer: the invariant a generation-`g` state satisfies, and how to build it.
