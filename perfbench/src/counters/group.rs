@@ -195,8 +195,8 @@ pub struct Group {
     ids: Vec<u64>,
     buf: Vec<u64>,
     fast: Option<FastReader<MappedPage, arch::Native>>,
-    /// Handles to `fast`'s pages for the hot path of [`Group::read`]; declines every read when
-    /// `fast` is `None`.
+    /// Handles to `fast`'s pages for the hot paths of [`Group::read`] and
+    /// [`Group::read_counts`]; declines every read when `fast` is `None`.
     hot: HotPages,
     source: Source,
     fast_fallbacks: u64,
@@ -576,13 +576,68 @@ impl Group {
         self.read_slow(out)
     }
 
-    /// Every read the hot path of [`Group::read`] does not serve, out of line: a group without
-    /// the fast path reads with `read(2)`; a fast-path group the page shows multiplexed, or
-    /// whose one hot attempt saw a page change, is read again by [`FastReader::read`] (which
-    /// retries and extrapolates the times of a multiplexed group); a read the fast path
-    /// declines (a member's `index` is 0, the pages kept changing for [`MAX_RETRIES`] + 1
-    /// attempts, or the `Reading` has another length than the group) is counted in
-    /// [`Group::fast_fallbacks`] and served by `read(2)`.
+    /// Reads every member's count, as [`Group::read`] does, without the times where it can:
+    /// the counts-only read of a bracket whose caller detects multiplexing from times read
+    /// elsewhere.
+    ///
+    /// The counts are raw, exactly as [`Group::read`] gives them (never scaled). On the hot
+    /// path (a fast-path group of at most 7 members, a [`Reading`] of its length, one seqlock
+    /// attempt that sees no page change and every member on the PMU) it loads no times and
+    /// makes no multiplexing test: `out.time_enabled` and `out.time_running` are left as they
+    /// were, and a multiplexed group's raw counts are read like any other's. Every other read
+    /// (a torn snapshot, a member whose `index` is 0, a `Reading` of another length, a group of
+    /// more than 7 members or without the fast path) is [`Group::read`]'s out-of-line path,
+    /// which may fill the times. So the times of `out` mean nothing after this call: a caller
+    /// that scales or flags multiplexed counts takes the times from another read, such as
+    /// [`Group::read`] before and after a stretch of counts-only reads (the harness's
+    /// [`Meter`](crate::harness::Meter) does so once per sample: a group whose `time_enabled`
+    /// and `time_running` advanced alike over the sample was never multiplexed in it).
+    ///
+    /// ```
+    /// use perfbench::counters::{Group, GroupOptions, Reading};
+    /// use perfbench::events::{parse_list, Sysfs};
+    /// use perfbench::sys::AnonMapping;
+    ///
+    /// let events = parse_list("page-faults,context-switches", &Sysfs::system())?;
+    /// let mut group = Group::open(&events, &GroupOptions::default())?;
+    /// let (mut times0, mut times1) = (Reading::with_len(group.len()), Reading::with_len(group.len()));
+    /// let (mut a, mut b) = (Reading::with_len(group.len()), Reading::with_len(group.len()));
+    /// group.reset()?;
+    /// group.enable()?;
+    /// group.read(&mut times0)?; // the times at the start of the stretch
+    /// group.read_counts(&mut a)?;
+    /// AnonMapping::new(6)?.touch_every_page();
+    /// let source = group.read_counts(&mut b)?;
+    /// group.read(&mut times1)?; // and at its end
+    /// group.disable()?;
+    /// assert_eq!(source, group.source());
+    /// assert_eq!(b.values[0] - a.values[0], 6); // counts as `read` gives them
+    /// // Multiplexed during the stretch? Only if running advanced less than enabled.
+    /// let enabled = times1.time_enabled - times0.time_enabled;
+    /// let running = times1.time_running - times0.time_running;
+    /// assert_eq!(enabled, running); // software events are never multiplexed
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline(always)]
+    pub fn read_counts(&mut self, out: &mut Reading) -> Result<Source, CounterError> {
+        // The hot path of `read` without the times: the straight-line read of a fast-path
+        // group of at most `STRAIGHT_MAX` members, one seqlock attempt, no multiplexing test.
+        if let Some(regs) = arch::native() {
+            if self.hot.0.read_counts(&regs, &mut out.values) {
+                return Ok(self.source);
+            }
+        }
+        self.read_slow(out)
+    }
+
+    /// Every read the hot path of [`Group::read`] (or of [`Group::read_counts`]) does not
+    /// serve, out of line: a group without the fast path reads with `read(2)`; a fast-path
+    /// group the page shows multiplexed (for `read`), or whose one hot attempt saw a page
+    /// change, is read again by [`FastReader::read`] (which retries and extrapolates the times
+    /// of a multiplexed group); a read the fast path declines (a member's `index` is 0, the
+    /// pages kept changing for [`MAX_RETRIES`] + 1 attempts, or the `Reading` has another
+    /// length than the group) is counted in [`Group::fast_fallbacks`] and served by `read(2)`.
+    /// A fast-path group of more than 7 members is always read here.
     ///
     /// [`MAX_RETRIES`]: super::userpage::MAX_RETRIES
     #[cold]

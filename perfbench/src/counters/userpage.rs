@@ -13,7 +13,11 @@
 //! in one retry loop, and extrapolates `time_enabled`/`time_running` to the present (with
 //! `cap_user_time`) only where that is needed: when the group has been multiplexed
 //! (`time_enabled != time_running`, the test of the reference loop in `perf_event.h`), or when
-//! the caller asks for the times ([`FastReader::read_times`]).
+//! the caller asks for the times ([`FastReader::read_times`]). The straight-line hot path of
+//! the group code (`Hot`) has two forms: with the times and the multiplexing test (for
+//! [`Group::read`](crate::counters::Group::read)), and without any time
+//! ([`Group::read_counts`](crate::counters::Group::read_counts), the harness's bracket, whose
+//! caller detects multiplexing once per sample).
 //!
 //! [`reference`](mod@reference) is the minimal group read the fast path's cost is held
 //! against: the same seqlock, index, width, offset and sign-extension work and nothing else.
@@ -839,12 +843,37 @@ macro_rules! unrolled {
     };
 }
 
+/// `$read` with `$pages` bound to the filled slot of the [`Hot`] `$hot` (its member count's
+/// array of handles, tested in order of member count), `$none` when every slot is empty.
+macro_rules! by_slot {
+    ($hot:expr, $pages:ident => $read:expr, $none:expr) => {
+        if let Some($pages) = $hot.one {
+            $read
+        } else if let Some($pages) = $hot.two {
+            $read
+        } else if let Some($pages) = $hot.three {
+            $read
+        } else if let Some($pages) = $hot.four {
+            $read
+        } else if let Some($pages) = $hot.five {
+            $read
+        } else if let Some($pages) = $hot.six {
+            $read
+        } else if let Some($pages) = $hot.seven {
+            $read
+        } else {
+            $none
+        }
+    };
+}
+
 /// The largest group whose members [`Hot`] reads straight-line, one after the other: larger
 /// groups take the general loop of [`FastReader::read`].
 pub(crate) const STRAIGHT_MAX: usize = 7;
 
-/// The page handles of a fast-path group as the hot path of `Group::read` wants them: inline,
-/// one slot per member count, so that a read finds its straight-line read ([`read_once`]) and
+/// The page handles of a fast-path group as the hot paths of `Group::read` and
+/// `Group::read_counts` want them: inline, one slot per member count, so that a read finds its
+/// straight-line read ([`read_once`], [`read_counts_once`]) and
 /// the members' handles with the same loads, one test per member count below its own (a
 /// handle is never null, so an empty slot is tested with one compare with zero). The group code
 /// keeps one beside its [`FastReader`] and sends every read this one declines to that reader.
@@ -882,23 +911,17 @@ impl<H: PageView + Copy> Hot<H> {
     /// holds garbage).
     #[inline(always)]
     pub(crate) fn read<R: Registers>(&self, regs: &R, out: &mut [u64]) -> Option<Times> {
-        if let Some(pages) = self.one {
-            read_once(pages, regs, out)
-        } else if let Some(pages) = self.two {
-            read_once(pages, regs, out)
-        } else if let Some(pages) = self.three {
-            read_once(pages, regs, out)
-        } else if let Some(pages) = self.four {
-            read_once(pages, regs, out)
-        } else if let Some(pages) = self.five {
-            read_once(pages, regs, out)
-        } else if let Some(pages) = self.six {
-            read_once(pages, regs, out)
-        } else if let Some(pages) = self.seven {
-            read_once(pages, regs, out)
-        } else {
-            None
-        }
+        by_slot!(self, pages => read_once(pages, regs, out), None)
+    }
+
+    /// One seqlock attempt over every member, straight-line, for the counts only (see
+    /// [`read_counts_once`]): `true` with the counts in `out`; `false` for a group of no or
+    /// more than [`STRAIGHT_MAX`] members, an `out` of another length (`out` untouched), a torn
+    /// snapshot or a member whose index `regs` cannot read now (`out` holds garbage). It reads
+    /// no times, so it does not see multiplexing: a multiplexed group's raw counts are read.
+    #[inline(always)]
+    pub(crate) fn read_counts<R: Registers>(&self, regs: &R, out: &mut [u64]) -> bool {
+        by_slot!(self, pages => read_counts_once(pages, regs, out), false)
     }
 }
 
@@ -906,11 +929,11 @@ impl<H: PageView + Copy> Hot<H> {
 /// member after member with no loop: for each, `seq = lock; barrier; index, pmc_width, offset,
 /// counter; barrier`; then the leader's `time_enabled` and `time_running`; then every `lock`
 /// again, each compared with its member's `seq`, together with the times (equal: not
-/// multiplexed) and the length of `out`. Only then are the counts stored in `out` and the
-/// page's times returned. `None`, with `out` untouched, for a torn snapshot, a group the page
-/// shows multiplexed, a member whose `index` `regs` cannot read now (0 included) and an `out`
-/// of another length than `N`: the caller reads again out of line, where a torn snapshot is
-/// retried and a multiplexed group's times are extrapolated.
+/// multiplexed). The counts are in `out` and the page's times returned when all of that holds.
+/// `None` for a torn snapshot, a group the page shows multiplexed and a member whose `index`
+/// `regs` cannot read now (0 included), `out` holding garbage; and, with `out` untouched, for
+/// an `out` of another length than `N`: the caller reads again out of line, where a torn
+/// snapshot is retried and a multiplexed group's times are extrapolated.
 ///
 /// The same protocol as [`FastReader::read`]'s, minus the retries and the extrapolation, and
 /// the same per-member work as [`reference::read`](mod@reference): what the hot path adds to
@@ -921,6 +944,37 @@ pub(crate) fn read_once<P: PageView + Copy, R: Registers, const N: usize>(
     regs: &R,
     out: &mut [u64],
 ) -> Option<Times> {
+    let (enabled, running) = straight_line::<P, R, N, true>(pages, regs, out)?;
+    Some(Times {
+        enabled,
+        running,
+        extrapolated: false,
+    })
+}
+
+/// [`read_once`] without the times: the same seqlock attempt over the `N` members, with no
+/// load of `time_enabled`/`time_running` and so no multiplexing test. `true` with the counts
+/// in `out`; `false` for a torn snapshot or a member whose `index` `regs` cannot read now
+/// (`out` holding garbage), and for an `out` of another length than `N` (`out` untouched).
+/// What [`Group::read_counts`](crate::counters::Group::read_counts) serves its hot path with:
+/// beside the reference's per-member work it adds the length test only.
+#[inline(always)]
+pub(crate) fn read_counts_once<P: PageView + Copy, R: Registers, const N: usize>(
+    pages: [P; N],
+    regs: &R,
+    out: &mut [u64],
+) -> bool {
+    straight_line::<P, R, N, false>(pages, regs, out).is_some()
+}
+
+/// The attempt of [`read_once`] (`TIMES`: the leader's times are loaded inside its section
+/// and returned, `None` when they differ) and of [`read_counts_once`] (no times: `(0, 0)`).
+#[inline(always)]
+fn straight_line<P: PageView + Copy, R: Registers, const N: usize, const TIMES: bool>(
+    pages: [P; N],
+    regs: &R,
+    out: &mut [u64],
+) -> Option<(u64, u64)> {
     let leader = *pages.first()?;
     let out: &mut [u64; N] = out.try_into().ok()?;
     let mut seqs = [0u32; N];
@@ -935,21 +989,21 @@ pub(crate) fn read_once<P: PageView + Copy, R: Registers, const N: usize>(
         compiler_fence(Ordering::SeqCst);
     });
     // The group's times are the leader's, read inside its section (as in `seqlock_read`).
-    let (enabled, running) = (leader.time_enabled(), leader.time_running());
+    let times = if TIMES {
+        (leader.time_enabled(), leader.time_running())
+    } else {
+        (0, 0)
+    };
     compiler_fence(Ordering::SeqCst);
     unrolled!(i < N => {
         if pages[i].lock() != seqs[i] {
             return None;
         }
     });
-    if enabled != running {
+    if TIMES && times.0 != times.1 {
         return None;
     }
-    Some(Times {
-        enabled,
-        running,
-        extrapolated: false,
-    })
+    Some(times)
 }
 
 /// When [`seqlock_read`] extrapolates the times to the moment of the read.
@@ -1139,8 +1193,10 @@ pub mod reference {
     //! (an earlier form, a loop over a slice of pages, cost 39 instructions for one member in
     //! the guest's bracket and 27 per further member). It is not meant for use: the arm64 guest
     //! (`bash .ci/arm64/run.sh`) brackets an empty body with it and with
-    //! [`Group::read`](crate::counters::Group::read), and prints both instruction counts and
-    //! their ratio, for 1 to 7 members.
+    //! [`Group::read_counts`](crate::counters::Group::read_counts) (the harness's bracket),
+    //! and prints both instruction counts and their ratio, for 1 to 7 members, with the
+    //! bracket of [`Group::read`](crate::counters::Group::read) (which reads the times too)
+    //! beside them.
 
     use std::sync::atomic::{compiler_fence, Ordering};
 
@@ -2085,6 +2141,95 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_counts_only_hot_path_reads_what_the_reader_reads_for_every_member_count() {
+        for width in [32u16, 48, 64] {
+            for n in 1..=STRAIGHT_MAX {
+                let regs = SimRegisters::new(n, width);
+                let pages: Vec<SimPage> = (1..=n as u32)
+                    .map(|i| page(i, 1_000_000 * i64::from(i) - 7, width))
+                    .collect();
+                let handles: Vec<&SimPage> = pages.iter().collect();
+                let (hot, reader) = (Hot::new(&handles), FastReader::new(handles, &regs));
+                for raw in [0u64, 5, 5u64.wrapping_neg(), 1 << (width - 1), u64::MAX] {
+                    for i in 1..=n as u32 {
+                        regs.set_counter(i, raw.wrapping_add(u64::from(i)));
+                    }
+                    let (mut fast, mut counts) = (vec![0u64; n], vec![0u64; n]);
+                    assert!(reader.read(&mut fast).is_some());
+                    assert!(hot.read_counts(&regs, &mut counts));
+                    assert_eq!(fast, counts, "{n} members, width {width}, raw {raw:#x}");
+                }
+                // Multiplexed (enabled != running): the times-reading hot path declines, the
+                // counts-only one reads the same raw counts as the reader, and no times.
+                pages[0].update(|f| {
+                    f.time_enabled = 10_000;
+                    f.time_running = 4_000;
+                });
+                let (mut fast, mut counts) = (vec![0u64; n], vec![0u64; n]);
+                assert!(reader.read(&mut fast).is_some());
+                assert_eq!(hot.read(&regs, &mut vec![0u64; n]), None);
+                assert!(
+                    hot.read_counts(&regs, &mut counts),
+                    "{n} members multiplexed"
+                );
+                assert_eq!(fast, counts, "{n} members multiplexed, width {width}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_counts_only_hot_path_declines_what_the_hot_path_declines() {
+        for n in 1..=STRAIGHT_MAX {
+            let regs = SimRegisters::new(n, 48);
+            for i in 1..=n as u32 {
+                regs.set_counter(i, 10 * u64::from(i));
+            }
+            let pages: Vec<SimPage> = (1..=n as u32)
+                .map(|i| page(i, 1000 * i64::from(i), 48))
+                .collect();
+            let handles: Vec<&SimPage> = pages.iter().collect();
+            let hot = Hot::new(&handles);
+            let mut out = vec![0u64; n];
+            // Torn during the one attempt (an update of the leader while the last member's
+            // counter is read): declined, where the reader retries and succeeds.
+            let interrupt = || pages[0].update(|f| f.offset += 100);
+            let torn = Interrupting {
+                regs: &regs,
+                calls: Cell::new(0),
+                fire_on: n as u32,
+                interrupt: &interrupt,
+            };
+            assert!(!hot.read_counts(&torn, &mut out), "{n} members torn");
+            let want: Vec<u64> = (1..=n as u64)
+                .map(|i| 1000 * i + 10 * i + if i == 1 { 100 } else { 0 })
+                .collect();
+            assert!(hot.read_counts(&regs, &mut out));
+            assert_eq!(out, want, "{n} members, after the update");
+            // An `out` of another length: declined, `out` untouched.
+            for len in [n - 1, n + 1] {
+                let mut other = vec![7u64; len];
+                assert!(
+                    !hot.read_counts(&regs, &mut other),
+                    "{n} members, out of {len}"
+                );
+                assert_eq!(other, vec![7u64; len]);
+            }
+            // A member whose index is 0 (the group is off the PMU): declined.
+            pages[n - 1].update(|f| f.index = 0);
+            assert!(!hot.read_counts(&regs, &mut out), "{n} members, index 0");
+        }
+        // No members, or more than the straight-line reads cover: nothing to read.
+        let regs = SimRegisters::new(1, 48);
+        let empty: Hot<&SimPage> = Hot::new(&[]);
+        assert!(!empty.read_counts(&regs, &mut []));
+        let many: Vec<SimPage> = (0..=STRAIGHT_MAX).map(|_| page(1, 0, 48)).collect();
+        let many: Vec<&SimPage> = many.iter().collect();
+        let mut out = vec![0; many.len()];
+        assert!(!Hot::new(&many).read_counts(&regs, &mut out));
+        assert!(FastReader::new(many, &regs).read(&mut out).is_some());
     }
 
     #[test]

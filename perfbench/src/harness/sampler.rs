@@ -23,7 +23,16 @@
 //!    counter's overhead and is subtracted from every sample. The loop, the reads and the clock are therefore
 //!    cancelled, and an empty benchmark reads ~0 of everything.
 //! 6. **Samples**: `(delta - overhead) / n` per counter, scaled by `enabled / running` when the
-//!    group was multiplexed (and flagged).
+//!    group was multiplexed (and flagged). The brackets read counts only
+//!    ([`Group::read_counts`]: no times, no multiplexing test on the fast path); each group's
+//!    `time_enabled` and `time_running` are read once when a sample starts and once when it
+//!    ends, outside the brackets. Running time only accumulates while the group is on the PMU,
+//!    so a group whose two times advanced alike over the sample was never multiplexed during
+//!    it, brackets included: its counts are exact and unscaled. Otherwise the sample is
+//!    flagged multiplexed and its counts are scaled by the sample's `enabled / running`, an
+//!    estimate (as every multiplexed count is) that takes the group's share of the PMU inside
+//!    the brackets to be its share over the sample; the kernel rotates groups on a timer,
+//!    whatever code runs.
 //! 7. **Exact counts**: a counter whose every reading in the pass is a whole number that
 //!    repeats exactly at each iteration count (a deterministic count: retired instructions in
 //!    an emulator with `-icount`, page faults of a body that makes none, ...) is read as exact.
@@ -89,8 +98,10 @@ impl Plan {
 /// Calibration readings per pass, at least.
 const CALIBRATION_RUNS: usize = 21;
 
-/// The bracket around measured code: reads the pass's counter groups and the clock at
-/// [`Meter::start`] and again at [`Meter::stop`], and adds up the differences.
+/// The bracket around measured code: reads the pass's counter groups (counts only, see
+/// [`Group::read_counts`]) and the clock at [`Meter::start`] and again at [`Meter::stop`], and
+/// adds up the differences. The groups' times are read once at the start and once at the end of
+/// each sample, outside the brackets, to detect multiplexing (see the module docs, 6).
 pub struct Meter<'a> {
     groups: &'a mut [Group],
     wall: bool,
@@ -103,9 +114,10 @@ pub struct Meter<'a> {
     /// Every group's members, in order.
     acc: Vec<u64>,
     acc_ns: u64,
-    /// Per group.
-    acc_enabled: Vec<u64>,
-    acc_running: Vec<u64>,
+    /// Per group: `(time_enabled, time_running)` when the sample started ([`Meter::clear`]),
+    /// and when its totals were taken ([`Meter::totals`]). The brackets read counts only.
+    sample_start: Vec<(u64, u64)>,
+    sample_end: Vec<(u64, u64)>,
     pairs: u64,
     error: Option<CounterError>,
     /// Under Callgrind (`--simulate`): the bracket turns collection on and off instead of
@@ -144,8 +156,8 @@ impl<'a> Meter<'a> {
             begin_ns: 0,
             acc: vec![0; n],
             acc_ns: 0,
-            acc_enabled: vec![0; groups.len()],
-            acc_running: vec![0; groups.len()],
+            sample_start: vec![(0, 0); groups.len()],
+            sample_end: vec![(0, 0); groups.len()],
             pairs: 0,
             error: None,
             simulate: false,
@@ -191,12 +203,34 @@ impl<'a> Meter<'a> {
         Meter::new(&mut [], false)
     }
 
+    /// Starts a sample: zeroes the sums and takes every group's times (outside any bracket),
+    /// against which [`Meter::totals`] detects multiplexing.
     fn clear(&mut self) {
         self.acc.iter_mut().for_each(|v| *v = 0);
         self.acc_ns = 0;
-        self.acc_enabled.iter_mut().for_each(|v| *v = 0);
-        self.acc_running.iter_mut().for_each(|v| *v = 0);
         self.pairs = 0;
+        self.read_times(Mark::Start);
+    }
+
+    /// Every group's `(time_enabled, time_running)` now, through [`Group::read`] (the fast
+    /// path's page times, extrapolated when the group is multiplexed; `read(2)`'s otherwise)
+    /// into the group's `end` reading, which no bracket is using: outside the brackets, so its
+    /// cost is in no count and no wall time.
+    #[cold]
+    #[inline(never)]
+    fn read_times(&mut self, mark: Mark) {
+        let marks = match mark {
+            Mark::Start => &mut self.sample_start,
+            Mark::End => &mut self.sample_end,
+        };
+        for ((group, scratch), times) in self.groups.iter_mut().zip(&mut self.end).zip(marks) {
+            match group.read(scratch) {
+                Ok(_) => *times = (scratch.time_enabled, scratch.time_running),
+                Err(e) => {
+                    self.error.get_or_insert(e);
+                }
+            }
+        }
     }
 
     /// Starts a measured stretch: reads the counters and the clock (the clock first when the
@@ -248,7 +282,7 @@ impl<'a> Meter<'a> {
             self.begin_ns = wall_time_ns();
         }
         for (group, begin) in self.groups.iter_mut().zip(&mut self.begin) {
-            if let Err(e) = group.read(begin) {
+            if let Err(e) = group.read_counts(begin) {
                 self.error.get_or_insert(e);
             }
         }
@@ -305,35 +339,44 @@ impl<'a> Meter<'a> {
     fn stop_counters(&mut self) {
         // Mirror order of `start`, so each group's bracket is nested inside the earlier ones.
         for (group, end) in self.groups.iter_mut().zip(&mut self.end).rev() {
-            if let Err(e) = group.read(end) {
+            if let Err(e) = group.read_counts(end) {
                 self.error.get_or_insert(e);
             }
         }
         let mut acc = self.acc.iter_mut();
-        for (g, (end, begin)) in self.end.iter().zip(&self.begin).enumerate() {
+        for (end, begin) in self.end.iter().zip(&self.begin) {
             // The group's readings drive the zip, so `acc` advances by exactly their length.
             for ((end, begin), acc) in end.values.iter().zip(&begin.values).zip(&mut acc) {
                 *acc = acc.wrapping_add(end.wrapping_sub(*begin));
             }
-            self.acc_enabled[g] += end.time_enabled.wrapping_sub(begin.time_enabled);
-            self.acc_running[g] += end.time_running.wrapping_sub(begin.time_running);
         }
     }
 
+    /// Ends a sample: takes every group's times again (outside any bracket) and returns the
+    /// sample's totals ([`Meter::scaled_totals`]).
+    fn totals(&mut self) -> (Vec<f64>, Vec<bool>) {
+        self.read_times(Mark::End);
+        self.scaled_totals()
+    }
+
     /// The accumulated differences: the groups' members, then wall time when measured; and,
-    /// per column, whether its group was multiplexed during them (never for wall time).
-    fn totals(&self) -> (Vec<f64>, Vec<bool>) {
+    /// per column, whether its group was multiplexed during the sample (never for wall time).
+    /// A group is multiplexed when its `time_running` advanced less than its `time_enabled`
+    /// from [`Meter::clear`] to [`Meter::totals`] (running time only accumulates while the
+    /// group is on the PMU, so equal advances mean it was there for the whole sample, brackets
+    /// included); its counts are then scaled by the sample's `enabled / running` (see the
+    /// module docs, 6).
+    fn scaled_totals(&self) -> (Vec<f64>, Vec<bool>) {
         let mut values = Vec::with_capacity(self.acc.len() + 1);
         let mut multiplexed = Vec::with_capacity(self.acc.len() + 1);
         let mut acc = self.acc.iter();
-        for (g, group) in self.groups.iter().enumerate() {
-            let (enabled, running) = (self.acc_enabled[g], self.acc_running[g]);
-            let mux = running < enabled;
-            let scale = if mux && running > 0 {
-                enabled as f64 / running as f64
-            } else {
-                1.0
-            };
+        for ((group, start), end) in self
+            .groups
+            .iter()
+            .zip(&self.sample_start)
+            .zip(&self.sample_end)
+        {
+            let (mux, scale) = sample_scale(*start, *end);
             for &x in (&mut acc).take(group.len()) {
                 values.push(x as f64 * scale);
                 multiplexed.push(mux);
@@ -345,6 +388,31 @@ impl<'a> Meter<'a> {
         }
         (values, multiplexed)
     }
+}
+
+/// Which of a sample's two time readings [`Meter::read_times`] takes.
+#[derive(Clone, Copy)]
+enum Mark {
+    /// At [`Meter::clear`].
+    Start,
+    /// At [`Meter::totals`].
+    End,
+}
+
+/// Whether a group whose `(time_enabled, time_running)` went from `start` to `end` over a
+/// sample was multiplexed in it (`running` advanced less than `enabled`), and the factor that
+/// scales its counts to the whole enabled time: `enabled / running` of the sample, or 1 when
+/// it was not multiplexed or never ran (`running` did not advance: flagged, not scaled).
+fn sample_scale(start: (u64, u64), end: (u64, u64)) -> (bool, f64) {
+    let enabled = end.0.wrapping_sub(start.0);
+    let running = end.1.wrapping_sub(start.1);
+    let mux = running < enabled;
+    let scale = if mux && running > 0 {
+        enabled as f64 / running as f64
+    } else {
+        1.0
+    };
+    (mux, scale)
 }
 
 /// A bracket around measured code: a [`Meter`], or, under Callgrind, the collection toggle
@@ -1373,5 +1441,155 @@ mod overhead_tests {
         let o = Overhead::fit(&runs, 1);
         assert!((o.at(0, 0) - 7.0).abs() < 1e-9);
         assert!((o.at(0, 100) - 207.0).abs() < 1e-9);
+    }
+}
+
+#[cfg(test)]
+mod meter_tests {
+    use super::*;
+    use crate::counters::GroupOptions;
+    use crate::events::{parse_list, Sysfs};
+    use crate::sys::AnonMapping;
+
+    /// `page-faults` and `context-switches` in one group (`read(2)`: software events), plus
+    /// `task-clock` in a group of its own, enabled.
+    fn software_groups() -> Vec<Group> {
+        let sysfs = Sysfs::system();
+        let mut groups = vec![
+            Group::open(
+                &parse_list("page-faults,context-switches", &sysfs).unwrap(),
+                &GroupOptions::default(),
+            )
+            .unwrap(),
+            Group::open(
+                &parse_list("task-clock", &sysfs).unwrap(),
+                &GroupOptions::default(),
+            )
+            .unwrap(),
+        ];
+        for g in &mut groups {
+            g.reset().unwrap();
+            g.enable().unwrap();
+        }
+        groups
+    }
+
+    /// Touches `pages` fresh pages inside one bracket of `meter` (none: an empty bracket).
+    fn faults(meter: &mut Meter<'_>, pages: usize) {
+        let mut map = (pages > 0).then(|| AnonMapping::new(pages).unwrap());
+        meter.start();
+        if let Some(map) = map.as_mut() {
+            map.touch_every_page();
+        }
+        meter.stop();
+    }
+
+    #[test]
+    fn a_group_on_the_pmu_for_the_whole_sample_reads_exact_unscaled_counts() {
+        let mut groups = software_groups();
+        let mut meter = Meter::new(&mut groups, true);
+        // A first bracket, so the buffers the reads write are touched before the sample.
+        faults(&mut meter, 0);
+        meter.clear();
+        faults(&mut meter, 5);
+        faults(&mut meter, 3);
+        let (values, multiplexed) = meter.totals();
+        assert_eq!(values[0], 8.0, "page faults of two brackets: {values:?}");
+        assert!(values[2] > 0.0, "task-clock: {values:?}");
+        assert!(values[3] > 0.0, "wall time: {values:?}");
+        assert_eq!(multiplexed, [false; 4]);
+        // The sample's times: read at its start and end, each group's advancing alike.
+        for (start, end) in meter.sample_start.iter().zip(&meter.sample_end) {
+            assert!(
+                end.0 > start.0,
+                "enabled time advanced: {start:?} -> {end:?}"
+            );
+            assert_eq!(end.0 - start.0, end.1 - start.1);
+        }
+        assert!(meter.error.is_none());
+        // The next sample starts from zero, and from new times.
+        let before = meter.sample_end.clone();
+        meter.clear();
+        assert!(meter
+            .sample_start
+            .iter()
+            .zip(&before)
+            .all(|(s, b)| s.0 >= b.0));
+        faults(&mut meter, 2);
+        assert_eq!(meter.totals().0[0], 2.0);
+    }
+
+    #[test]
+    fn multiplexing_over_a_sample_is_flagged_and_scaled_by_the_samples_times() {
+        // Software groups are never multiplexed: the sample's end times are replaced, as if
+        // the first group had been on the PMU for part of the sample only.
+        let mut groups = software_groups();
+        let mut meter = Meter::new(&mut groups, true);
+        meter.clear();
+        faults(&mut meter, 6);
+        meter.read_times(Mark::End);
+        let acc = meter.acc.clone();
+        let wall = meter.acc_ns as f64;
+        // On the PMU a third of the sample: 3x.
+        meter.sample_start[0] = (1_000, 1_000);
+        meter.sample_end[0] = (7_000, 3_000);
+        let (values, multiplexed) = meter.scaled_totals();
+        assert_eq!(values[0], 18.0);
+        assert_eq!(values[1], acc[1] as f64 * 3.0);
+        assert_eq!(
+            multiplexed,
+            [true, true, false, false],
+            "only the first group's columns"
+        );
+        assert_eq!((values[2], values[3]), (acc[2] as f64, wall));
+        // Multiplexed before the sample (enabled ahead of running at its start), on the PMU for
+        // all of it: neither flagged nor scaled.
+        meter.sample_start[0] = (1_000, 600);
+        meter.sample_end[0] = (7_000, 6_600);
+        let (values, multiplexed) = meter.scaled_totals();
+        assert_eq!((values[0], multiplexed[0]), (6.0, false));
+        // Never ran during the sample: flagged, not scaled.
+        meter.sample_end[0] = (7_000, 600);
+        let (values, multiplexed) = meter.scaled_totals();
+        assert_eq!((values[0], multiplexed[0]), (6.0, true));
+    }
+
+    #[test]
+    fn the_scale_is_the_samples_enabled_over_running() {
+        assert_eq!(sample_scale((0, 0), (0, 0)), (false, 1.0));
+        assert_eq!(sample_scale((10, 10), (110, 110)), (false, 1.0));
+        assert_eq!(sample_scale((10, 10), (110, 60)), (true, 2.0));
+        assert_eq!(sample_scale((10, 10), (110, 10)), (true, 1.0));
+        // Times are differences: wrapping is fine.
+        assert_eq!(sample_scale((u64::MAX, u64::MAX), (99, 49)), (true, 2.0));
+    }
+
+    /// Touches `pages` fresh pages per iteration, one bracket per iteration.
+    struct Faulting {
+        pages: usize,
+    }
+
+    impl Body for Faulting {
+        fn run(&mut self, n: u64, meter: &mut Meter<'_>) {
+            for _ in 0..n {
+                faults(meter, self.pages);
+            }
+        }
+    }
+
+    #[test]
+    fn a_pass_reads_exact_counts_through_counts_only_brackets() {
+        let mut groups = software_groups();
+        let mut meter = Meter::new(&mut groups, false);
+        let mut state = PassState::default();
+        let (mut body, mut empty) = (Faulting { pages: 4 }, Faulting { pages: 0 });
+        faults(&mut meter, 0);
+        for _ in 0..3 {
+            state.sample(&mut meter, &mut body, &mut empty, 5);
+        }
+        assert!(meter.error.is_none());
+        let (values, multiplexed, _) = state.finish(&[5, 5, 5], false, 3);
+        assert!(values.iter().all(|v| v[0] == 4.0), "{values:?}");
+        assert_eq!(multiplexed, [false; 3]);
     }
 }
