@@ -950,21 +950,6 @@ mod guest {
         g.read_counts(b).is_ok() && first
     }
 
-    /// `Group::read` (with the times and the multiplexing test), `body(n)`, `Group::read`: the
-    /// bracket the harness made before it read counts only, a figure beside the floor's.
-    #[inline(never)]
-    fn bracket_timed(
-        g: &mut Group,
-        body: fn(u64),
-        n: u64,
-        a: &mut Reading,
-        b: &mut Reading,
-    ) -> bool {
-        let first = g.read(a).is_ok();
-        body(n);
-        g.read(b).is_ok() && first
-    }
-
     /// The minimal read of `perfbench::counters::userpage::reference` for a group of `N`
     /// members, `body(n)`, the same read: the floor a group bracket is held against.
     #[inline(never)]
@@ -1070,7 +1055,7 @@ mod guest {
             let timed: Vec<Vec<u64>> = (0..SAMPLES)
                 .map(|_| {
                     assert!(
-                        bracket_timed(&mut g, empty, 1, &mut ta, &mut tb),
+                        bracket_group(&mut g, empty, 1, &mut ta, &mut tb).is_ok(),
                         "Group::read"
                     );
                     delta(&ta.values, &tb.values)
