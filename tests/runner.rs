@@ -227,13 +227,26 @@ fn page_faults_are_exact_per_iteration() {
     );
 }
 
+/// Calibration cancels the bracket exactly: every sample of an empty body reads 0 page faults,
+/// except at most one that carries one fault in its whole sample. The kernel can take a fault
+/// on the process's behalf that no code of the sample caused (a page of the process migrated
+/// or reclaimed under it: CI once saw one sample of 50 read `1 / n`, right after a build), and
+/// that is not the harness's to cancel; a bracket that calibration does not cancel reads in
+/// every sample.
 fn an_empty_body_reads_zero_page_faults() {
     let b = measure_empty();
     let pf = b.counter("page-faults").unwrap();
+    assert_eq!(pf.per_iteration.len(), pf.iterations.len());
+    let faults: Vec<f64> = pf
+        .per_iteration
+        .iter()
+        .zip(&pf.iterations)
+        .map(|(v, n)| v * *n as f64)
+        .collect();
+    let stray: Vec<&f64> = faults.iter().filter(|f| **f != 0.0).collect();
     assert!(
-        pf.per_iteration.iter().all(|v| *v == 0.0),
-        "{:?}",
-        pf.per_iteration
+        stray.len() <= 1 && stray.iter().all(|f| (**f - 1.0).abs() < 1e-6),
+        "page faults per sample: {faults:?}"
     );
 }
 
