@@ -27,37 +27,52 @@ use super::rounds::compare_rounds;
 #[derive(Clone, Copy, Debug)]
 struct Profile {
     name: &'static str,
+    /// The sigma of the lognormal noise of every sample.
     sample_noise: f64,
+    /// The share of samples hit by a spike, and its largest size: a spike multiplies the
+    /// sample by `1 + spike_max * U(0, 1)`.
+    spike_rate: f64,
+    spike_max: f64,
+    /// The share of rounds that are disturbed, and the range of their factor (uniform).
     p_slow: f64,
     slow: (f64, f64),
+    /// The sigma of the lognormal factor of each run.
     run_drift: f64,
+    /// The share of runs in which every round is disturbed.
     p_all_slow: f64,
 }
 
-/// The computation: steady rounds.
-const STEADY: Profile = Profile {
-    name: "steady",
+/// The earlier VM's computation: steady rounds.
+const EARLIER_STEADY: Profile = Profile {
+    name: "earlier steady",
     sample_noise: 0.01,
+    spike_rate: 0.03,
+    spike_max: 0.5,
     p_slow: 0.1,
     slow: (1.02, 1.08),
     run_drift: 0.005,
     p_all_slow: 0.0,
 };
 
-/// The sort: half the rounds disturbed.
-const CONTENDED: Profile = Profile {
-    name: "contended",
+/// The earlier VM's sort: half the rounds disturbed.
+const EARLIER_CONTENDED: Profile = Profile {
+    name: "earlier contended",
     sample_noise: 0.02,
+    spike_rate: 0.03,
+    spike_max: 0.5,
     p_slow: 0.5,
     slow: (1.3, 1.5),
     run_drift: 0.01,
     p_all_slow: 0.0,
 };
 
-/// The memory scan: most rounds disturbed, and a run now and then with no quiet round.
-const BIMODAL: Profile = Profile {
-    name: "bimodal",
+/// The earlier VM's memory scan: most rounds disturbed, and a run now and then with no quiet
+/// round.
+const EARLIER_BIMODAL: Profile = Profile {
+    name: "earlier bimodal",
     sample_noise: 0.02,
+    spike_rate: 0.03,
+    spike_max: 0.5,
     p_slow: 0.6,
     slow: (1.5, 1.6),
     run_drift: 0.01,
@@ -86,8 +101,8 @@ fn simulate(rng: &mut Rng, p: &Profile, cost: f64) -> Vec<Vec<f64>> {
             };
             (0..PER_ROUND)
                 .map(|_| {
-                    let spike = if rng.unit() < 0.03 {
-                        1.0 + 0.5 * rng.unit()
+                    let spike = if rng.unit() < p.spike_rate {
+                        1.0 + p.spike_max * rng.unit()
                     } else {
                         1.0
                     };
@@ -123,7 +138,7 @@ fn rate(seed: u64, p: &Profile, shift: f64, cfg: &CompareConfig, expect: Option<
 #[test]
 fn false_alarms_stay_below_five_percent_where_every_run_sees_a_quiet_round() {
     let wall = CompareConfig::for_counter("wall-time");
-    for (i, p) in [STEADY, CONTENDED].iter().enumerate() {
+    for (i, p) in [EARLIER_STEADY, EARLIER_CONTENDED].iter().enumerate() {
         let r = rate(100 + i as u64, p, 0.0, &wall, None);
         assert!(r <= 0.05, "{}: {r}", p.name);
     }
@@ -131,8 +146,8 @@ fn false_alarms_stay_below_five_percent_where_every_run_sees_a_quiet_round() {
     // round, which no comparison of two separate runs can tell from a real slowdown: about one
     // pair in ten has such a run on one side. This is the limit of separate runs (paired runs
     // of the two builds cancel it), and the test pins it so that a change of the rule shows.
-    let r = rate(102, &BIMODAL, 0.0, &wall, None);
-    assert!(r <= 2.0 * BIMODAL.p_all_slow + 0.02, "bimodal: {r}");
+    let r = rate(102, &EARLIER_BIMODAL, 0.0, &wall, None);
+    assert!(r <= 2.0 * EARLIER_BIMODAL.p_all_slow + 0.02, "bimodal: {r}");
 }
 
 #[test]
@@ -140,18 +155,22 @@ fn a_ten_percent_slowdown_is_caught_where_the_rounds_repeat() {
     // Where most rounds are disturbed, the threshold grows with their spread, and 10% is
     // within it (see `detection_by_profile`): the target holds for steady benchmarks.
     let wall = CompareConfig::for_counter("wall-time");
-    let r = rate(200, &STEADY, 0.10, &wall, Some(Verdict::Regressed));
+    let r = rate(200, &EARLIER_STEADY, 0.10, &wall, Some(Verdict::Regressed));
     assert!(r >= 0.95, "{r}");
-    let r = rate(201, &STEADY, -0.10, &wall, Some(Verdict::Improved));
+    let r = rate(201, &EARLIER_STEADY, -0.10, &wall, Some(Verdict::Improved));
     assert!(r >= 0.95, "improvement: {r}");
 }
 
 #[test]
 fn a_quarter_slower_is_caught_on_every_profile() {
     let wall = CompareConfig::for_counter("wall-time");
-    for (i, (p, at_least)) in [(STEADY, 0.99), (CONTENDED, 0.99), (BIMODAL, 0.85)]
-        .iter()
-        .enumerate()
+    for (i, (p, at_least)) in [
+        (EARLIER_STEADY, 0.99),
+        (EARLIER_CONTENDED, 0.99),
+        (EARLIER_BIMODAL, 0.85),
+    ]
+    .iter()
+    .enumerate()
     {
         let r = rate(400 + i as u64, p, 0.25, &wall, Some(Verdict::Regressed));
         assert!(r >= *at_least, "{}: {r}", p.name);
@@ -165,7 +184,10 @@ fn detection_by_profile() {
     let wall = CompareConfig::for_counter("wall-time");
     println!("| profile | 0% (any flag) | +5% | +10% | +15% | +25% |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: |");
-    for (i, p) in [STEADY, CONTENDED, BIMODAL].iter().enumerate() {
+    for (i, p) in [EARLIER_STEADY, EARLIER_CONTENDED, EARLIER_BIMODAL]
+        .iter()
+        .enumerate()
+    {
         let mut cells = vec![format!(
             "{:.1}%",
             100.0 * rate(500 + i as u64, p, 0.0, &wall, None)
@@ -183,7 +205,7 @@ fn detection_by_profile() {
         println!("| {} | {} |", p.name, cells.join(" | "));
     }
     // Detection grows with the shift on every profile.
-    for p in [STEADY, CONTENDED, BIMODAL] {
+    for p in [EARLIER_STEADY, EARLIER_CONTENDED, EARLIER_BIMODAL] {
         let rates: Vec<f64> = [0.05, 0.15, 0.25]
             .iter()
             .map(|s| rate(700, &p, *s, &wall, Some(Verdict::Regressed)))
@@ -255,8 +277,8 @@ mod properties {
         let mut rng = Rng::new(22);
         let wall = CompareConfig::for_counter("wall-time");
         for _ in 0..50 {
-            let base = simulate(&mut rng, &CONTENDED, 1000.0);
-            let new = simulate(&mut rng, &CONTENDED, 1100.0);
+            let base = simulate(&mut rng, &EARLIER_CONTENDED, 1000.0);
+            let new = simulate(&mut rng, &EARLIER_CONTENDED, 1100.0);
             let c = compare_rounds(&slices(&base), &slices(&new), &wall);
             // Samples shuffled within each round, and the rounds shuffled.
             let mut b2: Vec<Vec<f64>> = base.iter().map(|r| shuffled(&mut rng, r)).collect();
@@ -301,8 +323,8 @@ mod properties {
         let wall = CompareConfig::for_counter("wall-time");
         let cfg = StatsConfig::default();
         for scale in [1e-3, 0.5, 7.0, 1e6] {
-            let base = simulate(&mut rng, &STEADY, 1000.0);
-            let new = simulate(&mut rng, &STEADY, 1300.0);
+            let base = simulate(&mut rng, &EARLIER_STEADY, 1000.0);
+            let new = simulate(&mut rng, &EARLIER_STEADY, 1300.0);
             let scaled = |r: &[Vec<f64>]| -> Vec<Vec<f64>> {
                 r.iter()
                     .map(|v| v.iter().map(|x| x * scale).collect())
