@@ -4,6 +4,11 @@
 #   bench-compare/verdict.sh                       # RUNS=20, SLOWDOWNS="0 0.05 0.10 0.15 0.25"
 #   RUNS=20 SLOWDOWNS="0 0.25" FLAGS="--quick" bench-compare/verdict.sh
 #
+# The noise of this machine, fitted to simulation.rs's model (perfbench/src/stats/simulation.rs):
+#
+#   VERDICT_WORK=/tmp/perfbench-noise RUNS=21 SLOWDOWNS=0 bash bench-compare/verdict.sh \
+#       && python3 bench-compare/noise_fit.py /tmp/perfbench-noise/runs
+#
 # One release build of verdict-suite/ (three workloads whose work grows by PERFBENCH_SLOWDOWN),
 # one saved baseline of the unchanged code (`--save-baseline ref`), then for each slowdown RUNS
 # runs of the same binary compared with that baseline (`--baseline ref`), one after another as
