@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Issue 17, item 6: a routine shorter than the bracket, measured with iter_batched by criterion
-# 0.8 (BatchSize::SmallInput) and by perfbench (BatchSize::Auto, and PerIteration beside it;
-# and BatchSize::Auto again with --fresh-processes, each round in a process of its own), RUNS
-# alternating runs of each in one session (default 10). Prints each run's figure and, per
+# 0.8 (BatchSize::SmallInput) and by perfbench (BatchSize::Auto, and PerIteration beside it),
+# RUNS alternating runs of each in one session (default 10). Prints each run's figure and, per
 # harness, the median and the median absolute deviation (MAD) of the figures across runs.
 #
 #   bench-compare/batched.sh            # RUNS=10
@@ -33,14 +32,12 @@ h = e.get("slope") or e["mean"]
 print(h["point_estimate"], h["confidence_interval"]["lower_bound"], h["confidence_interval"]["upper_bound"])
 PY
   (cd "$work" && "$pb" --bench --format terse --json "$work/pb$i.json" >/dev/null 2>&1)
-  (cd "$work" && "$pb" --bench perfbench_tiny/push_one --exact --fresh-processes --format terse --json "$work/pbf$i.json" >/dev/null 2>&1)
-  python3 - "$work/pb$i.json" "$work/pbf$i.json" >>"$work/perfbench.txt" <<'PY'
+  python3 - "$work/pb$i.json" >>"$work/perfbench.txt" <<'PY'
 import json, sys
-for path, suffix in [(sys.argv[1], ""), (sys.argv[2], "_fresh")]:
-    r = json.load(open(path))
-    for b in r["benchmarks"]:
-        e = b["counters"]["wall-time"]["estimate"]
-        print(b["name"] + suffix, e["point"], e["ci_low"], e["ci_high"])
+r = json.load(open(sys.argv[1]))
+for b in r["benchmarks"]:
+    e = b["counters"]["wall-time"]["estimate"]
+    print(b["name"], e["point"], e["ci_low"], e["ci_high"])
 PY
 done
 python3 - "$work" <<'PY'
@@ -56,7 +53,7 @@ def mad(xs):
     m = st.median(xs)
     return st.median([abs(x - m) for x in xs])
 rows = [("criterion 0.8, BatchSize::SmallInput", crit, crit_iv)]
-for name, label in [("push_one", "perfbench, BatchSize::Auto"), ("push_one_per_iteration", "perfbench, BatchSize::PerIteration"), ("push_one_fresh", "perfbench, BatchSize::Auto, --fresh-processes")]:
+for name, label in [("push_one", "perfbench, BatchSize::Auto"), ("push_one_per_iteration", "perfbench, BatchSize::PerIteration")]:
     v = pb.get(name, [])
     rows.append((label, [p for p, _, _ in v], v))
 print(f"| harness | runs (ns) | median | MAD | MAD / median | runs whose interval holds the median of all |")

@@ -95,8 +95,6 @@ fn paired_scenarios() {
     a_panic_on_one_side_is_a_result_and_the_run_goes_on();
     a_build_that_crashes_stops_the_run_with_its_status();
     a_baseline_without_an_executable_is_an_error();
-    fresh_processes_take_each_round_in_a_process_of_its_own();
-    fresh_processes_report_a_panic_and_stop_on_a_crash();
 }
 
 /// `--save-baseline` keeps the executable; `--paired` runs it beside this one, in fresh
@@ -287,94 +285,4 @@ fn a_baseline_without_an_executable_is_an_error() {
             && err.contains("--save-baseline nothere"),
         "{err}"
     );
-}
-
-/// The processes that ran `fixture/pid`'s rounds with `flags`, and the run's output and report.
-fn pids_of_rounds(s: &Scratch, exe: &Path, flags: &[&str]) -> (Vec<u32>, Output, Report) {
-    let pids = s.dir.join("pids.txt");
-    let _ = std::fs::remove_file(&pids);
-    let json = s.dir.join("fresh.json");
-    let mut all = vec!["--bench", "pid", "--json", json.to_str().unwrap()];
-    all.extend(flags);
-    let o = s.run(exe, &args(&all), &[("PAIRED_FIXTURE_PIDS", &pids)]);
-    assert!(o.status.success(), "{}", text(&o));
-    let listed = std::fs::read_to_string(&pids).unwrap_or_default();
-    let pids = listed.lines().map(|l| l.parse().unwrap()).collect();
-    (pids, o, s.report("fresh.json"))
-}
-
-/// `--fresh-processes`: every round of a benchmark runs in a new worker process (a plain run
-/// takes all four in one), and the report is a plain run's: four rounds of three samples, an
-/// estimate, and a comparison with a saved baseline.
-fn fresh_processes_take_each_round_in_a_process_of_its_own() {
-    let s = Scratch::new("fresh");
-    let exe = s.copy("build");
-    let (plain, _, _) = pids_of_rounds(&s, &exe, &["--save-baseline", "main"]);
-    assert_eq!(plain.len(), 4, "{plain:?}");
-    assert!(plain.iter().all(|p| *p == plain[0]), "{plain:?}");
-    let (fresh, o, report) = pids_of_rounds(&s, &exe, &["--fresh-processes", "--baseline", "main"]);
-    assert_eq!(fresh.len(), 4, "{fresh:?}\n{}", text(&o));
-    let mut distinct = fresh.clone();
-    distinct.sort_unstable();
-    distinct.dedup();
-    assert_eq!(distinct.len(), 4, "four processes: {fresh:?}");
-    assert!(!fresh.contains(&plain[0]));
-    let pid = report.bench("fixture/pid").expect("pid measured");
-    assert_eq!(pid.outcome, Outcome::Measured);
-    let wall = pid.counter("wall-time").unwrap();
-    assert_eq!(wall.rounds, vec![3, 3, 3, 3], "{}", text(&o));
-    assert_eq!(wall.per_iteration.len(), 12);
-    let e = wall.estimate.as_ref().expect("an estimate");
-    assert!(e.ci_low <= e.point && e.point <= e.ci_high, "{e:?}");
-    let change = wall.change.as_ref().expect("compared with the baseline");
-    assert_eq!(change.method, Method::Separate);
-    assert_eq!(report.baseline.as_ref().unwrap().name, "main");
-    // Only what was asked for ran.
-    assert!(report.bench("fixture/spin").is_none());
-    // And it excludes what it cannot do.
-    let o = s.run(
-        &exe,
-        &args(&["--bench", "--fresh-processes", "--paired", "main"]),
-        &[],
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("exclude each other"));
-}
-
-/// A panic in a fresh process is the benchmark's result (exit 1, the others measured); a
-/// process that dies stops the run with exit 2, naming what it last wrote.
-fn fresh_processes_report_a_panic_and_stop_on_a_crash() {
-    let s = Scratch::new("fresh-fail");
-    let exe = s.copy("build");
-    let json = s.dir.join("p.json");
-    let o = s.run(
-        &exe,
-        &args(&[
-            "--bench",
-            "spin",
-            "panics",
-            "--fresh-processes",
-            "--json",
-            json.to_str().unwrap(),
-        ]),
-        &[("PAIRED_FIXTURE_PANIC", &exe)],
-    );
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    let report = s.report("p.json");
-    let panicked = report.bench("fixture/panics").unwrap();
-    assert_eq!(panicked.outcome, Outcome::Panicked);
-    let error = panicked.error.as_deref().unwrap();
-    assert!(error.starts_with("deliberate panic"), "{error}");
-    let spin = report.bench("fixture/spin").unwrap();
-    assert_eq!(spin.outcome, Outcome::Measured);
-    assert_eq!(spin.counter("wall-time").unwrap().rounds.len(), 4);
-    let o = s.run(
-        &exe,
-        &args(&["--bench", "abort", "--fresh-processes"]),
-        &[("PAIRED_FIXTURE_ABORT", &exe)],
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("error: run in fresh processes"), "{err}");
-    assert!(err.contains("the fixture aborts now"), "{err}");
 }

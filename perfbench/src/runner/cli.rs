@@ -59,13 +59,8 @@ pub struct Args {
     /// `--null-control`: with `--paired` (or `perfbench ab`), also pair the new build with a
     /// second copy of itself, and refuse a verdict that this null comparison would also give.
     pub null_control: bool,
-    /// `--worker-timeout SECONDS`: how long a paired run (or a run in fresh processes) waits
-    /// for a worker's answer.
+    /// `--worker-timeout SECONDS`: how long a paired run waits for a worker's answer.
     pub worker_timeout: Option<f64>,
-    /// `--fresh-processes`: take each round of the samples in a fresh process of this
-    /// executable (a worker, as in a paired run), so what stays the same for a process's life
-    /// varies between rounds and shows in the interval ([`crate::runner::paired::fresh`]).
-    pub fresh_processes: bool,
     /// `--perfbench-worker SUITE` (not in `--help`): serve a paired run's driver on standard
     /// input and output instead of running anything, naming the suite SUITE (the driver's
     /// name for it, so both builds give their benchmarks the same ids whatever their files
@@ -187,11 +182,6 @@ const OPTIONS: &[(&str, &str, &str)] = &[
         "worker-timeout",
         "SECONDS",
         "With --paired: how long to wait for a build's answer (default 120)",
-    ),
-    (
-        "fresh-processes",
-        "",
-        "Take each round in a fresh process: intervals that hold across runs (see README)",
     ),
     (
         "simulate",
@@ -434,7 +424,6 @@ where
         paired: None,
         null_control: false,
         worker_timeout: None,
-        fresh_processes: false,
         worker: None,
         simulate: false,
         simulated: None,
@@ -531,7 +520,6 @@ where
                 a.paired = Some(name);
             }
             "null-control" => a.null_control = true,
-            "fresh-processes" => a.fresh_processes = true,
             "worker-timeout" => {
                 a.worker_timeout = Some(parse_seconds(&text(&mut parser)?).map_err(bad)?)
             }
@@ -598,25 +586,6 @@ where
             "`--paired` and `--baseline` exclude each other (a paired run is its own comparison)"
                 .to_owned(),
         ));
-    }
-    if a.fresh_processes {
-        for (given, flag) in [
-            (a.paired.is_some(), "--paired"),
-            (a.simulate, "--simulate"),
-            (a.profile, "--profile"),
-            (a.linear, "--sampling linear"),
-        ] {
-            if given {
-                return Err(CliError::usage(format!(
-                    "`--fresh-processes` and `{flag}` exclude each other ({})",
-                    match flag {
-                        "--paired" => "a paired run takes every round in fresh processes already",
-                        "--sampling linear" => "its samples are flat, as a paired run's",
-                        _ => "it measures in this process",
-                    }
-                )));
-            }
-        }
     }
     if a.simulate && a.paired.is_some() {
         return Err(CliError::usage(

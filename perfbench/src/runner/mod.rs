@@ -387,15 +387,6 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
             bar.finish_and_clear();
             (results, Some(sim.simulator()))
         }
-        Counting::Counted(_) if args.fresh_processes => {
-            match paired::fresh(suite, &chosen, args, &config, &mut finished) {
-                Ok(results) => (results, None),
-                Err(e) => {
-                    eprintln!("error: run in fresh processes: {e}");
-                    return ExitCode::from(2);
-                }
-            }
-        }
         Counting::Counted(c) => {
             let results = c.measure(&chosen, &sysfs, &config, &mut finished);
             (results, None)

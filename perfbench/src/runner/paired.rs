@@ -72,7 +72,6 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::cli::{Args, Format};
-use super::progress::Progress;
 use super::{
     default_events, derived_metrics, machine_info, open_available, output_dir, panic_message,
     planned, run_config, secs_to_ns, selected_id, Planned, NEVER_CALLED,
@@ -557,12 +556,11 @@ struct PairedBench {
 struct Driver {
     /// Where the round's copies of the executables go (removed when the run ends).
     scratch: PathBuf,
+    builds: Builds,
     suite: String,
     timeout: Duration,
-    /// The workers of this round: base, new (and null); or one, in a run in fresh processes.
+    /// The workers of this round: base, new (and null).
     sides: Vec<Worker>,
-    /// Each worker's label and executable, in the order of `sides`.
-    specs: Vec<(&'static str, PathBuf)>,
     args: Args,
     config: model::Config,
 }
@@ -598,7 +596,11 @@ impl Driver {
     fn spawn(&mut self, round: usize) -> Result<(), String> {
         self.sides.clear();
         let _ = std::fs::remove_dir_all(&self.scratch);
-        let specs = self.specs.clone();
+        let mut specs: Vec<(&'static str, &Path)> =
+            vec![("base", &self.builds.base), ("new", &self.builds.new)];
+        if self.args.null_control {
+            specs.push(("null", &self.builds.new));
+        }
         // Started in the reverse order every other round, as they warm up (see `round`):
         // nothing about being first is the same side's every time.
         let mut order: Vec<usize> = (0..specs.len()).collect();
@@ -607,7 +609,7 @@ impl Driver {
         }
         let mut started: Vec<Option<Worker>> = (0..specs.len()).map(|_| None).collect();
         for &i in &order {
-            let (label, exe) = (specs[i].0, specs[i].1.as_path());
+            let (label, exe) = specs[i];
             let copy = self
                 .scratch
                 .join(label)
@@ -1002,16 +1004,12 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
         .as_deref()
         .map(|c| c.split(',').map(str::to_owned).collect())
         .unwrap_or_default();
-    let mut specs = vec![("base", builds.base.clone()), ("new", builds.new.clone())];
-    if args.null_control {
-        specs.push(("null", builds.new.clone()));
-    }
     let mut driver = Driver {
         scratch: std::env::temp_dir().join(format!("perfbench-paired-{}", std::process::id())),
+        builds: builds.clone(),
         suite: suite.clone(),
         timeout,
         sides: Vec::new(),
-        specs,
         args: args.clone(),
         config: config.clone(),
     };
@@ -1182,121 +1180,6 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
         return Ok(ExitCode::from(2));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// `--fresh-processes`: the samples of every round in a fresh process of this executable.
-///
-/// A process keeps some things for its whole life: where its stack, heap and code landed, how
-/// they line up in the caches, which physical pages it got. A benchmark that depends on them
-/// reads a few percent above or below another process's figure for as long as it runs, so all
-/// rounds of one process agree and a run's interval cannot see the offset that separates it
-/// from the next run. Here round `r` of every benchmark runs in a worker started for that round
-/// (from a fresh copy of the executable, as a paired run's workers: [`Driver::spawn`]), so that
-/// offset varies from round to round and widens the interval over rounds
-/// ([`stats::estimate_rounds`]) as it widens the spread of repeated runs. The plan is a paired
-/// run's: the first round times the body and fixes the iterations per sample for all rounds,
-/// every round warms up and calibrates in its own process; flat sampling only. `finished` gets
-/// each result after its last round, as in a plain run.
-pub(crate) fn fresh(
-    suite: &str,
-    chosen: &[Planned],
-    args: &Args,
-    config: &model::Config,
-    finished: &mut dyn FnMut(&Planned, &mut Benchmark, &Progress),
-) -> Result<Vec<Benchmark>, String> {
-    let exe = std::env::current_exe()
-        .map_err(|e| format!("cannot find this executable to run it as a worker: {e}"))?;
-    let timeout = Duration::from_secs_f64(
-        args.worker_timeout
-            .unwrap_or(DEFAULT_WORKER_TIMEOUT_S)
-            .max(0.001),
-    );
-    let mut driver = Driver {
-        scratch: std::env::temp_dir().join(format!("perfbench-fresh-{}", std::process::id())),
-        suite: suite.to_owned(),
-        timeout,
-        sides: Vec::new(),
-        specs: vec![("fresh", exe)],
-        args: args.clone(),
-        config: config.clone(),
-    };
-    let mut benches: Vec<(&Planned, InPair)> = chosen
-        .iter()
-        .map(|p| {
-            let listed = ListedBench {
-                id: p.id.clone(),
-                group: p.group.clone(),
-                name: p.entry.name.to_owned(),
-                params: p.params.clone(),
-            };
-            let b = InPair {
-                listed,
-                measured: Vec::new(),
-                throughput: None,
-                plan: SamplePlan::default(),
-                pairs_done: 0,
-                failed: None,
-            };
-            (p, b)
-        })
-        .collect();
-    let rounds = config.rounds.max(1) as usize;
-    let bar = Progress::new((rounds * benches.len()) as u64);
-    for r in 0..rounds {
-        driver.spawn(r)?;
-        for (p, b) in benches.iter_mut() {
-            if b.failed.is_none() {
-                // The benchmark's own sampling settings, as a plain run takes them.
-                let o = &p.entry.options;
-                driver.config = model::Config {
-                    sample_size: o.sample_size.unwrap_or(config.sample_size),
-                    warm_up_time: o.warm_up_time.unwrap_or(config.warm_up_time),
-                    measurement_time: o.measurement_time.unwrap_or(config.measurement_time),
-                    ..config.clone()
-                };
-                driver.bench_round(b, r)?;
-            }
-            bar.advance(1);
-        }
-    }
-    driver.sides.clear();
-    let cfg = StatsConfig::default();
-    let mut results = Vec::new();
-    for (p, b) in benches {
-        let mut result = match b.failed {
-            Some((outcome, error)) => Benchmark {
-                error: Some(error.trim_start_matches("fresh build: ").to_owned()),
-                ..super::bench_result(p, outcome)
-            },
-            None => match b.measured.into_iter().next() {
-                None => super::failed(p, NEVER_CALLED.to_owned()),
-                Some(measured) => {
-                    let counters: Vec<CounterResult> = measured
-                        .into_iter()
-                        .map(|c| CounterResult {
-                            estimate: stats::estimate_rounds(
-                                &c.per_iteration,
-                                None,
-                                &c.rounds,
-                                &cfg,
-                            ),
-                            ..c
-                        })
-                        .collect();
-                    Benchmark {
-                        derived: derived_metrics(&counters, &cfg),
-                        counters,
-                        throughput: b.throughput.or(p.entry.options.throughput),
-                        ..super::bench_result(p, Outcome::Measured)
-                    }
-                }
-            },
-        };
-        finished(p, &mut result, &bar);
-        results.push(result);
-    }
-    bar.finish_and_clear();
-    Ok(results)
 }
 
 /// `--paired NAME` from a bench executable: baseline NAME's saved executable against this one.
