@@ -205,11 +205,17 @@ fn page_faults_are_exact_per_iteration() {
             .expect("benchmark in report");
         let pf = b.counter("page-faults").expect("page-faults measured");
         assert_eq!(pf.per_iteration.len(), 20);
-        for v in &pf.per_iteration {
-            assert_eq!(*v, k as f64, "exactly {k} page-faults per iteration");
-        }
+        // Exactly k per iteration: every sample's k * n faults, but for one stray fault at most
+        // (see `at_most_one_stray_fault`).
+        let stray = at_most_one_stray_fault(pf, k as f64);
         let e = pf.estimate.as_ref().unwrap();
-        assert_eq!((e.mean, e.stddev), (k as f64, 0.0));
+        if stray {
+            // One fault more in one sample of n iterations moves the mean by less than 1 / n.
+            let n = pf.iterations.iter().min().copied().unwrap_or(1) as f64;
+            assert!((e.mean - k as f64).abs() <= 1.0 / n, "{e:?}");
+        } else {
+            assert_eq!((e.mean, e.stddev), (k as f64, 0.0));
+        }
         assert_eq!(b.counter("wall-time").unwrap().source.as_str(), "clock");
         // task-clock shared page-faults' pass (software groups are read in one bracket) and
         // still counts the touching, which takes time.
@@ -219,35 +225,37 @@ fn page_faults_are_exact_per_iteration() {
     let by_ref = report
         .bench("runner/touch_pages_ref")
         .expect("iter_batched_ref measured");
-    let pf = by_ref.counter("page-faults").unwrap();
-    assert!(
-        pf.per_iteration.iter().all(|v| *v == 16.0),
-        "{:?}",
-        pf.per_iteration
-    );
+    at_most_one_stray_fault(by_ref.counter("page-faults").unwrap(), 16.0);
 }
 
-/// Calibration cancels the bracket exactly: every sample of an empty body reads 0 page faults,
-/// except at most one that carries one fault in its whole sample. The kernel can take a fault
-/// on the process's behalf that no code of the sample caused (a page of the process migrated
-/// or reclaimed under it: CI once saw one sample of 50 read `1 / n`, right after a build), and
-/// that is not the harness's to cancel; a bracket that calibration does not cancel reads in
-/// every sample.
-fn an_empty_body_reads_zero_page_faults() {
-    let b = measure_empty();
-    let pf = b.counter("page-faults").unwrap();
+/// Checks that every sample of `pf` read exactly `k` page faults per iteration, except at most
+/// one that carries one fault more in its whole sample; returns whether one did. The kernel can
+/// take a fault on the process's behalf that no code of the sample caused (a page of the
+/// process migrated or reclaimed under it: CI once saw one sample of 50 of an empty body read
+/// `1 / n`, right after a build), and that is not the harness's to cancel; a bracket that
+/// calibration does not cancel, or a miscount, reads in every sample.
+fn at_most_one_stray_fault(pf: &perfbench::model::CounterResult, k: f64) -> bool {
     assert_eq!(pf.per_iteration.len(), pf.iterations.len());
-    let faults: Vec<f64> = pf
+    let extra: Vec<f64> = pf
         .per_iteration
         .iter()
         .zip(&pf.iterations)
-        .map(|(v, n)| v * *n as f64)
+        .map(|(v, n)| (v - k) * *n as f64)
         .collect();
-    let stray: Vec<&f64> = faults.iter().filter(|f| **f != 0.0).collect();
+    let stray: Vec<&f64> = extra.iter().filter(|f| f.abs() > 1e-6).collect();
     assert!(
         stray.len() <= 1 && stray.iter().all(|f| (**f - 1.0).abs() < 1e-6),
-        "page faults per sample: {faults:?}"
+        "page faults beyond {k} per iteration, per sample: {extra:?}"
     );
+    !stray.is_empty()
+}
+
+/// Calibration cancels the bracket exactly: every sample of an empty body reads 0 page faults
+/// (but for one stray fault at most: [`at_most_one_stray_fault`]).
+fn an_empty_body_reads_zero_page_faults() {
+    let b = measure_empty();
+    let pf = b.counter("page-faults").unwrap();
+    at_most_one_stray_fault(pf, 0.0);
 }
 
 fn a_panic_is_reported_and_the_suite_goes_on() {

@@ -56,7 +56,12 @@ fn k_fresh_pages_read_k_page_faults_per_iteration_through_criterion() {
     }
     for k in [1usize, 16, 64] {
         let got = mean(&dir, &format!("touch/{k}"));
-        assert_eq!(got, k as f64, "touch/{k}: {got} page-faults per iteration");
+        // Exactly k, but for a stray fault the kernel may take in one of the hundreds of
+        // iterations (a page migrated under the process), which moves the mean by a hundredth.
+        assert!(
+            (got - k as f64).abs() < 0.02,
+            "touch/{k}: {got} page-faults per iteration"
+        );
     }
 }
 
