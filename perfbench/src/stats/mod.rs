@@ -37,7 +37,7 @@ pub mod ttest;
 pub mod univariate;
 
 pub use bootstrap::ConfidenceInterval;
-pub use compare::{compare, Change, CompareConfig, CounterKind, Method, Verdict};
+pub use compare::{compare, Change, CompareConfig, CounterKind, Method, Spread, Verdict};
 pub use outliers::{OutlierCounts, Tukey};
 pub use paired::{compare_paired, compare_paired_rounds};
 pub use rounds::compare_rounds;
