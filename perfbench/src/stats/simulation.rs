@@ -4,23 +4,44 @@
 //! # The noise model
 //! Each sample of a synthetic run (10 rounds of 10 samples) is the true cost times:
 //!
-//! - **sample noise**: lognormal, `sample_noise`;
+//! - **noise**: lognormal, `sample_noise`; and one-sided (the noise of a shared machine only
+//!   adds), `exp(calm * sample_tail * E)` per sample and `exp(round_tail * E)` per round, `E`
+//!   standard exponential. `calm = exp(noise_spread * N(0, 1))` is the run's own noise level:
+//!   measured here, the tail of one run's samples was up to ten times another's;
 //! - **spikes**: a share `spike_rate` of samples is hit by a preemption that adds up to
 //!   `spike_max` (uniform);
-//! - **round state**: a round is disturbed with probability `p_slow`; a disturbed round runs
-//!   `slow` times the cost (uniform in that range), in every one of its samples;
-//! - **run drift**: a lognormal factor per run, `run_drift`, and a run that with probability
-//!   `p_all_slow` never sees an undisturbed round.
+//! - **disturbances**: a round is disturbed with probability `p_slow`, by a factor from `slow`
+//!   (uniform, or with `slow_shape` 1 plus a Pareto excess: mostly small, now and then large).
+//!   With probability `whole` (drawn per run around its mean with overdispersion
+//!   `whole_spread`: some runs' disturbances last whole rounds, others' never do) it slows
+//!   every sample of the round; otherwise each sample with a chance drawn uniform per round,
+//!   which usually leaves the round's smallest sample, the figure the verdict reads, alone.
+//!   With probability `persist` a round goes on with the disturbance (or the quiet) of the
+//!   round before;
+//! - **run level**: a lognormal factor per run, `run_drift`; a process level, `high` times the
+//!   cost in a share `p_high` of runs, switching at each round with probability `p_switch`;
+//!   and a run that with probability `p_all_slow` never sees an undisturbed round.
+//!
+//! The first model had only `sample_noise`, the spikes, whole-round disturbances with a
+//! uniform factor, `run_drift` and `p_all_slow`; its profiles ([`FIRST_SHAPE`] and the new
+//! fields at their defaults) draw exactly the numbers they drew then.
 //!
 //! # What was measured when
 //! - `compute`, `memory`, `sort`: fitted 2026-11-26 to 21 runs of unchanged code on this VM,
 //!   by `VERDICT_WORK=/tmp/perfbench-noise RUNS=21 SLOWDOWNS=0 bash bench-compare/verdict.sh &&
 //!   python3 bench-compare/noise_fit.py /tmp/perfbench-noise/runs` (the script says how each
-//!   parameter is estimated; the round states are read from the round medians). Sample noise
-//!   0.7%, 2.7% and 2.2%; spikes on 10-14% of samples, up to +22% to +43%; 17%, 56% and 43%
-//!   of rounds disturbed, by 1.03-1.38x, 1.04-1.81x and 1.04-1.45x; run drift 0.7%, 4.1% and
-//!   1.0%; and 2 of 21 runs of the sort whose round medians never came down (`p_all_slow`
-//!   0.1).
+//!   parameter is estimated and how simulation removes the estimators' bias). Sample tails of
+//!   1.1%, 2.5% and 1.9% in the median run, the runs' levels spreading by a factor e^0.6 to
+//!   e^1.0; round tails 0.3-0.6%; 21%, 59% and 52% of rounds disturbed, of those 0%, 41% and
+//!   7% in every sample, by 1.05-1.29x, 1.05-2.15x and 1.05-1.49x (the memory scan's mostly
+//!   small: Pareto tail 0.9); the memory scan's disturbances going on into the next round in
+//!   30% of rounds, and its process level 4.6% higher in 43% of runs; run drift 0.1%, 0.7%
+//!   and 0.3%.
+//! - `first compute`, `first memory`, `first sort`: the first fit of the same runs, with the
+//!   first model's shape and the round states read from the round medians. Kept to show what
+//!   the shape did: every sample of a disturbed round slowed, so the simulated interquartile
+//!   range of a run's ln round minima was 0.6%, 32% and 15% against 0.4%, 2.9% and 0.9%
+//!   measured, and the thresholds of `memory` and `sort` grew past 10%.
 //! - `earlier steady`, `earlier contended`, `earlier bimodal`: fitted by an earlier session to
 //!   the same kind of runs on an earlier, noisier VM: sample noise 1% or 2%, spikes on 3% of
 //!   samples up to +50%, 10% to 60% of rounds disturbed by up to 1.6x (a busy neighbour), run
@@ -29,26 +50,36 @@
 //!   where most rounds are disturbed the threshold grows with their spread and 10% is within
 //!   it, and a run with no quiet round reads as a change.
 //!
-//! The fitted model describes this VM's rounds less well than the parameters suggest: here
-//! disturbances often hit some samples of a round, not all of them. Of the rounds whose median
-//! was more than 10% above the run's fastest, 14 of 17, 25 of 75 and 21 of 44 still had a
-//! sample within 3% of the run's floor; read from their smallest samples (the figure the
-//! verdict compares) 3%, 27% and 11% of rounds were disturbed, not 17%, 56% and 43%. The model
-//! slows every sample of a disturbed round, so, simulated from the fit, the interquartile
-//! range of a run's ln round minima is 0.6%, 32% and 15% (measured: 0.4%, 2.9% and 0.9%),
-//! which widens the thresholds of `memory` and `sort` past 10%. The measured runs themselves,
-//! scaled by 1.1 and compared in every ordered pair, are caught in 100%, 71% and 100% of the
-//! pairs, with no false alarm in any pair; the memory scan's misses come from its quiet level,
-//! which took one of two values about 5% apart from run to run. `noise_fit.py` prints that
-//! check for every fit.
+//! # The check
+//! What the verdict reads, measured on the 21 runs and simulated from their fit (2000 runs;
+//! the test `the_fitted_profiles_read_as_the_runs_they_were_fitted_to` asserts the medians
+//! within a factor of 1.5 on this simulation):
 //!
-//! Every figure is checked over 400 pairs of runs (a fixed seed: the rates are the same on
-//! every run of the test). The targets (at most 5% false alarms; a 10% change caught
-//! 95% of the time; 25% caught 99% of the time) hold for `earlier steady`, and for `compute`
-//! to within the Monte Carlo error at +10% (94.8% and 95.3% with two seeds); the tests pin
-//! what the other profiles give.
+//! | | MAD of ln floor | IQR of ln round minima (median; 90th pct.) | 25th pct. - min (median; 90th pct.) |
+//! | --- | ---: | ---: | ---: |
+//! | compute | 0.08% / 0.08% | 0.40% / 0.37%; 0.79% / 0.70% | 0.13% / 0.13%; 0.49% / 0.26% |
+//! | memory | 1.92% / 1.73% | 2.90% / 2.54%; 8.0% / 13.7% | 0.59% / 0.42%; 3.2% / 2.4% |
+//! | sort | 0.19% / 0.21% | 0.91% / 0.86%; 6.0% / 3.6% | 0.34% / 0.26%; 1.13% / 0.62% |
+//!
+//! The measured runs, scaled by 1.1 and compared in every ordered pair, are caught in 100%,
+//! 71% and 100% of the pairs with no false alarm (either spread measure); 100 runs simulated
+//! from the fit, the same way, 100%, 68-72% and 100%, with no false alarm. The same fit of 11
+//! quieter runs (bench-compare/pairs.sh's `plain-0`) agrees with them as well (medians within
+//! 1.4x); the 21 runs' `compute` and `sort` describe those runs too, while their memory scan
+//! stayed at one process level (MAD of ln floor 0.30%, IQR 0.9%). Runs taken while builds ran
+//! beside them (`/tmp/perfbench-pairs-busy`) are outside the model: time-slicing slowed whole
+//! stretches by steps (1.4x, 1.56x, 1.77x, 2.1x), nearly every round was touched, and one or
+//! two runs in eleven never saw a quiet round.
+//!
+//! Every rate is checked over 400 pairs of runs (a fixed seed: the rates are the same on
+//! every run of the test), with either spread measure of [`compare_rounds`]
+//! ([`Spread::Iqr`], the default, and [`Spread::LowQuarter`]). The targets (at most
+//! 5% false alarms; a 10% change caught 95% of the time; 25% caught 99% of the time) hold for
+//! `compute`, `sort` and `earlier steady`; `memory` meets the false alarms and +25% and is
+//! caught at 10% in about 70% of the pairs, as its measured runs are; the tests pin what the
+//! other profiles give.
 
-use super::compare::{CompareConfig, Verdict};
+use super::compare::{CompareConfig, Spread, Verdict};
 use super::rng::Rng;
 use super::rounds::compare_rounds;
 
@@ -61,20 +92,133 @@ struct Profile {
     /// sample by `1 + spike_max * U(0, 1)`.
     spike_rate: f64,
     spike_max: f64,
-    /// The share of rounds that are disturbed, and the range of their factor (uniform).
+    /// The share of rounds that are disturbed, and the range of their factor (see
+    /// `slow_shape`).
     p_slow: f64,
     slow: (f64, f64),
     /// The sigma of the lognormal factor of each run.
     run_drift: f64,
     /// The share of runs in which every round is disturbed.
     p_all_slow: f64,
+    /// One-sided noise of each sample: a factor `exp(calm * sample_tail * E)`, `E` standard
+    /// exponential (the noise of a shared machine only adds).
+    sample_tail: f64,
+    /// One-sided noise of each round, in all its samples: `exp(round_tail * E)`.
+    round_tail: f64,
+    /// The spread of the runs' noise levels: `calm = exp(noise_spread * N(0, 1))`, drawn per
+    /// run, scales the samples' tail; 0: 1 in every run.
+    noise_spread: f64,
+    /// 0: a disturbed round's factor is uniform on `slow`. Above 0: it is 1 plus a Pareto
+    /// excess with this tail index from `slow.0 - 1` to `slow.1 - 1` (mostly small, now and
+    /// then large).
+    slow_shape: f64,
+    /// The share of disturbances that slow every sample of their round; each of the others
+    /// slows each sample of its round with a chance drawn uniform on (0, 1), so that the
+    /// round's smallest sample usually stays undisturbed. 1: every disturbance is whole.
+    whole: f64,
+    /// The overdispersion of the run's own `whole` (Beta, mean `whole`): 0, the same in every
+    /// run; towards 1, some runs' disturbances are all whole and others' none.
+    whole_spread: f64,
+    /// The chance that a round goes on with the round before's disturbance (or quiet), factor
+    /// and share included: disturbances that last longer than a round.
+    persist: f64,
+    /// The process's level: with chance `p_high` a run is `high` times slower in every sample,
+    /// and at each round after the first it switches level with chance `p_switch`.
+    p_high: f64,
+    high: f64,
+    p_switch: f64,
 }
 
-/// `verdict/compute`, fitted 2026-11-26 to 21 runs of unchanged code on this VM:
-/// `VERDICT_WORK=/tmp/perfbench-noise RUNS=21 SLOWDOWNS=0 bash bench-compare/verdict.sh &&
-/// python3 bench-compare/noise_fit.py /tmp/perfbench-noise/runs`.
+/// The fields that keep the first model's shape: every sample of a disturbed round slowed,
+/// symmetric noise only, one level, no per-run state.
+const FIRST_SHAPE: Profile = Profile {
+    name: "",
+    sample_noise: 0.0,
+    spike_rate: 0.0,
+    spike_max: 0.0,
+    p_slow: 0.0,
+    slow: (1.0, 1.0),
+    run_drift: 0.0,
+    p_all_slow: 0.0,
+    sample_tail: 0.0,
+    round_tail: 0.0,
+    noise_spread: 0.0,
+    slow_shape: 0.0,
+    whole: 1.0,
+    whole_spread: 0.0,
+    persist: 0.0,
+    p_high: 0.0,
+    high: 1.0,
+    p_switch: 0.0,
+};
+
+/// `verdict/compute`, fitted 2026-11-26 to 21 runs of unchanged code on this VM with the
+/// model's present shape: `VERDICT_WORK=/tmp/perfbench-noise RUNS=21 SLOWDOWNS=0 bash
+/// bench-compare/verdict.sh && python3 bench-compare/noise_fit.py /tmp/perfbench-noise/runs`.
 const COMPUTE: Profile = Profile {
     name: "compute",
+    sample_noise: 0.0000,
+    spike_rate: 0.0486,
+    spike_max: 0.2878,
+    p_slow: 0.2115,
+    slow: (1.050, 1.288),
+    run_drift: 0.0009,
+    p_all_slow: 0.0000,
+    sample_tail: 0.0114,
+    round_tail: 0.0030,
+    noise_spread: 0.6393,
+    slow_shape: 0.0139,
+    whole: 0.0000,
+    ..FIRST_SHAPE
+};
+
+/// `verdict/memory`, fitted as [`COMPUTE`].
+const MEMORY: Profile = Profile {
+    name: "memory",
+    sample_noise: 0.0000,
+    spike_rate: 0.0562,
+    spike_max: 0.6432,
+    p_slow: 0.5941,
+    slow: (1.050, 2.151),
+    run_drift: 0.0073,
+    p_all_slow: 0.0000,
+    sample_tail: 0.0250,
+    round_tail: 0.0057,
+    noise_spread: 1.0441,
+    slow_shape: 0.9202,
+    whole: 0.4067,
+    whole_spread: 0.6774,
+    persist: 0.3029,
+    p_high: 0.4286,
+    high: 1.0463,
+    ..FIRST_SHAPE
+};
+
+/// `verdict/sort`, fitted as [`COMPUTE`].
+const SORT: Profile = Profile {
+    name: "sort",
+    sample_noise: 0.0000,
+    spike_rate: 0.0784,
+    spike_max: 0.5026,
+    p_slow: 0.5217,
+    slow: (1.050, 1.491),
+    run_drift: 0.0026,
+    p_all_slow: 0.0000,
+    sample_tail: 0.0185,
+    round_tail: 0.0053,
+    noise_spread: 0.8761,
+    slow_shape: 0.3581,
+    whole: 0.0670,
+    whole_spread: 0.9000,
+    persist: 0.0869,
+    ..FIRST_SHAPE
+};
+
+/// The first fit of `verdict/compute` (2026-11-26, the same 21 runs as [`COMPUTE`]), with the
+/// first model's shape: rounds read from their medians, every sample of a disturbed round
+/// slowed.
+const FIRST_COMPUTE: Profile = Profile {
+    name: "first compute",
     sample_noise: 0.0071,
     spike_rate: 0.096,
     spike_max: 0.22,
@@ -82,11 +226,12 @@ const COMPUTE: Profile = Profile {
     slow: (1.03, 1.38),
     run_drift: 0.0071,
     p_all_slow: 0.0,
+    ..FIRST_SHAPE
 };
 
-/// `verdict/memory`, fitted 2026-11-26 as [`COMPUTE`].
-const MEMORY: Profile = Profile {
-    name: "memory",
+/// The first fit of `verdict/memory`, as [`FIRST_COMPUTE`].
+const FIRST_MEMORY: Profile = Profile {
+    name: "first memory",
     sample_noise: 0.0268,
     spike_rate: 0.129,
     spike_max: 0.43,
@@ -94,11 +239,12 @@ const MEMORY: Profile = Profile {
     slow: (1.04, 1.81),
     run_drift: 0.0411,
     p_all_slow: 0.0,
+    ..FIRST_SHAPE
 };
 
-/// `verdict/sort`, fitted 2026-11-26 as [`COMPUTE`].
-const SORT: Profile = Profile {
-    name: "sort",
+/// The first fit of `verdict/sort`, as [`FIRST_COMPUTE`].
+const FIRST_SORT: Profile = Profile {
+    name: "first sort",
     sample_noise: 0.0224,
     spike_rate: 0.136,
     spike_max: 0.39,
@@ -106,6 +252,7 @@ const SORT: Profile = Profile {
     slow: (1.04, 1.45),
     run_drift: 0.0102,
     p_all_slow: 0.10,
+    ..FIRST_SHAPE
 };
 
 /// The earlier VM's computation: steady rounds.
@@ -118,6 +265,7 @@ const EARLIER_STEADY: Profile = Profile {
     slow: (1.02, 1.08),
     run_drift: 0.005,
     p_all_slow: 0.0,
+    ..FIRST_SHAPE
 };
 
 /// The earlier VM's sort: half the rounds disturbed.
@@ -130,6 +278,7 @@ const EARLIER_CONTENDED: Profile = Profile {
     slow: (1.3, 1.5),
     run_drift: 0.01,
     p_all_slow: 0.0,
+    ..FIRST_SHAPE
 };
 
 /// The earlier VM's memory scan: most rounds disturbed, and a run now and then with no quiet
@@ -143,6 +292,7 @@ const EARLIER_BIMODAL: Profile = Profile {
     slow: (1.5, 1.6),
     run_drift: 0.01,
     p_all_slow: 0.05,
+    ..FIRST_SHAPE
 };
 
 /// The rounds of a run as slices.
@@ -154,25 +304,107 @@ const ROUNDS: usize = 10;
 const PER_ROUND: usize = 10;
 const PAIRS: usize = 400;
 
-/// One run of `cost` under `p`: `ROUNDS` rounds of `PER_ROUND` per-iteration values.
+/// A standard exponential variate.
+fn exponential(rng: &mut Rng) -> f64 {
+    -(1.0 - rng.unit()).ln()
+}
+
+/// A Gamma(`shape`, 1) variate: Marsaglia and Tsang (2000), boosted for shapes below 1.
+fn gamma(rng: &mut Rng, shape: f64) -> f64 {
+    if shape < 1.0 {
+        return gamma(rng, shape + 1.0) * rng.unit().powf(1.0 / shape);
+    }
+    let d = shape - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let x = rng.normal();
+        let v = (1.0 + c * x).powi(3);
+        if v <= 0.0 {
+            continue;
+        }
+        let u = rng.unit();
+        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+            return d * v;
+        }
+    }
+}
+
+/// A Beta variate of mean `mean` and overdispersion `spread` (`1 / (a + b + 1)`); `mean`
+/// itself when either is degenerate.
+fn beta(rng: &mut Rng, mean: f64, spread: f64) -> f64 {
+    if spread <= 0.0 || mean <= 0.0 || mean >= 1.0 {
+        return mean;
+    }
+    let k = 1.0 / spread.min(0.999) - 1.0;
+    let (x, y) = (gamma(rng, mean * k), gamma(rng, (1.0 - mean) * k));
+    if x + y > 0.0 {
+        x / (x + y)
+    } else {
+        mean
+    }
+}
+
+/// A disturbed round's factor (see [`Profile::slow_shape`]).
+fn slow_factor(rng: &mut Rng, p: &Profile) -> f64 {
+    let (a, b) = p.slow;
+    if p.slow_shape <= 0.0 || b <= a {
+        return rng.uniform(a, b);
+    }
+    let (x0, x1, alpha) = (a - 1.0, b - 1.0, p.slow_shape);
+    let u = rng.unit();
+    1.0 + x0 * (1.0 - u * (1.0 - (x0 / x1).powf(alpha))).powf(-1.0 / alpha)
+}
+
+/// One run of `cost` under `p`: `ROUNDS` rounds of `PER_ROUND` per-iteration values. The
+/// first model's profiles ([`FIRST_SHAPE`]'s fields) draw exactly what they drew before the
+/// model grew: every new draw is skipped at its default.
 fn simulate(rng: &mut Rng, p: &Profile, cost: f64) -> Vec<Vec<f64>> {
     let run = cost * (p.run_drift * rng.normal()).exp();
+    let mut high = p.p_high > 0.0 && rng.unit() < p.p_high;
     let all_slow = rng.unit() < p.p_all_slow;
+    let whole = beta(rng, p.whole, p.whole_spread);
+    let calm = if p.noise_spread > 0.0 {
+        (p.noise_spread * rng.normal()).exp()
+    } else {
+        1.0
+    };
+    // The round's disturbance: its factor (1: none) and the chance of each sample's being hit.
+    let (mut state, mut share) = (1.0, 1.0);
     (0..ROUNDS)
-        .map(|_| {
-            let state = if all_slow || rng.unit() < p.p_slow {
-                rng.uniform(p.slow.0, p.slow.1)
-            } else {
-                1.0
-            };
+        .map(|i| {
+            if i > 0 && p.p_switch > 0.0 && rng.unit() < p.p_switch {
+                high = !high;
+            }
+            let goes_on = i > 0 && p.persist > 0.0 && rng.unit() < p.persist;
+            if !goes_on {
+                let disturbed = all_slow || rng.unit() < p.p_slow;
+                state = if disturbed { slow_factor(rng, p) } else { 1.0 };
+                share = if disturbed && whole < 1.0 && rng.unit() >= whole {
+                    rng.unit()
+                } else {
+                    1.0
+                };
+            }
+            let mut level = run * if high { p.high } else { 1.0 };
+            if p.round_tail > 0.0 {
+                level *= (p.round_tail * exponential(rng)).exp();
+            }
             (0..PER_ROUND)
                 .map(|_| {
+                    let hit = share >= 1.0 || rng.unit() < share;
                     let spike = if rng.unit() < p.spike_rate {
                         1.0 + p.spike_max * rng.unit()
                     } else {
                         1.0
                     };
-                    run * state * spike * (p.sample_noise * rng.normal()).exp()
+                    let mut x = level
+                        * if hit { state } else { 1.0 }
+                        * spike
+                        * (p.sample_noise * rng.normal()).exp();
+                    if p.sample_tail > 0.0 {
+                        x *= (calm * p.sample_tail * exponential(rng)).exp();
+                    }
+                    x
                 })
                 .collect()
         })
@@ -220,19 +452,76 @@ struct Bounds {
     slower_25: f64,
 }
 
-/// The targets on the profiles fitted here. They hold for `compute` (its +10% is at the
-/// target within the Monte Carlo error of 400 pairs, about one point); where the fitted model
-/// misses one, the bound is pinned a little past the rate it gives, so that a change of the
-/// rule shows. Those misses are the model's more than this machine's: every disturbed round
-/// of the model is slowed in all its samples, its smallest included, while the rounds measured
-/// here kept fast samples; see the module documentation.
+/// Asserts `b` for `p` under `cfg`, with the seeds from `seed` on.
+fn assert_bounds(p: &Profile, b: &Bounds, cfg: &CompareConfig, seed: u64) {
+    let name = format!("{} ({:?})", p.name, cfg.spread);
+    let rates = [
+        rate(seed, p, 0.0, cfg, None),
+        rate(seed + 1, p, 0.10, cfg, Some(Verdict::Regressed)),
+        rate(seed + 2, p, -0.10, cfg, Some(Verdict::Improved)),
+        rate(seed + 3, p, 0.25, cfg, Some(Verdict::Regressed)),
+    ];
+    println!("{name}: false alarms, +10%, -10%, +25%: {rates:?}");
+    assert!(
+        rates[0] <= b.false_alarms,
+        "{name}: false alarms {}",
+        rates[0]
+    );
+    assert!(rates[1] >= b.slower_10, "{name}: +10% {}", rates[1]);
+    assert!(rates[2] >= b.faster_10, "{name}: -10% {}", rates[2]);
+    assert!(rates[3] >= b.slower_25, "{name}: +25% {}", rates[3]);
+}
+
+/// The two spread measures of [`compare_rounds`]: the default, and the lower quarter.
+const SPREADS: [Spread; 2] = [Spread::Iqr, Spread::low_quarter()];
+
+/// The targets on the profiles fitted here, under either spread measure. They hold
+/// for `compute` and `sort`; `memory` meets the false alarms and +25% and misses 10% either
+/// way, which the bounds pin a little below the rates it gives, so that a change of the rule
+/// shows. Its misses are this machine's: measured here its floor took one of two levels about
+/// 4.6% apart from run to run (the model's `p_high`), and the runs themselves, scaled by 1.1
+/// and compared in every ordered pair, were caught in 71% of the pairs.
 #[test]
 fn the_targets_on_the_profiles_fitted_here() {
+    let wall = CompareConfig::for_counter("wall-time");
+    // memory: 1.25% false alarms either way; +10% 72.8% and 75.5%, -10% 68.8% and 70.3%
+    // (IQR and lower quarter); +25% 99.75% and 100%.
+    let memory = Bounds {
+        slower_10: 0.68,
+        faster_10: 0.64,
+        ..TARGETS
+    };
+    let memory_low = Bounds {
+        slower_10: 0.70,
+        faster_10: 0.65,
+        ..TARGETS
+    };
+    for (spread, memory) in SPREADS.iter().zip([memory, memory_low]) {
+        let cfg = CompareConfig {
+            spread: *spread,
+            ..wall
+        };
+        for (i, (p, b)) in [(COMPUTE, TARGETS), (MEMORY, memory), (SORT, TARGETS)]
+            .iter()
+            .enumerate()
+        {
+            assert_bounds(p, b, &cfg, 830 + 10 * i as u64);
+        }
+    }
+}
+
+/// The first fits (the first model's shape, every sample of a disturbed round slowed) give
+/// what they gave when they were the fitted profiles: the targets hold for `first compute`
+/// (its +10% within the Monte Carlo error of 400 pairs); the other rates are pinned. Under
+/// that shape `memory` and `sort` read 30 and 15 times as wide a spread of round minima as
+/// the runs they were fitted to (see the module documentation).
+#[test]
+fn the_first_fits_with_the_first_shape() {
     let wall = CompareConfig::for_counter("wall-time");
     let profiles = [
         // +10%: 95.3% here, 94.8% in `detection_by_profile`.
         (
-            COMPUTE,
+            FIRST_COMPUTE,
             Bounds {
                 slower_10: 0.93,
                 ..TARGETS
@@ -241,7 +530,7 @@ fn the_targets_on_the_profiles_fitted_here() {
         // Only the false alarms meet the target (3%); 10% is caught in about a fifth of the
         // pairs, 25% in seven eighths.
         (
-            MEMORY,
+            FIRST_MEMORY,
             Bounds {
                 slower_10: 0.20,
                 faster_10: 0.15,
@@ -249,11 +538,10 @@ fn the_targets_on_the_profiles_fitted_here() {
                 ..TARGETS
             },
         ),
-        // 10% false alarms (its two runs in 21 whose round medians never came down), 10%
-        // caught in about 60% of the pairs; 25% at the target's edge (99.0% here, 98.8% in
-        // `detection_by_profile`).
+        // 10% false alarms, 10% caught in about 60% of the pairs; 25% at the target's edge
+        // (99.0% here, 98.8% in `detection_by_profile`).
         (
-            SORT,
+            FIRST_SORT,
             Bounds {
                 false_alarms: 0.13,
                 slower_10: 0.55,
@@ -263,15 +551,7 @@ fn the_targets_on_the_profiles_fitted_here() {
         ),
     ];
     for (i, (p, b)) in profiles.iter().enumerate() {
-        let seed = 800 + 10 * i as u64;
-        let r = rate(seed, p, 0.0, &wall, None);
-        assert!(r <= b.false_alarms, "{}: false alarms {r}", p.name);
-        let r = rate(seed + 1, p, 0.10, &wall, Some(Verdict::Regressed));
-        assert!(r >= b.slower_10, "{}: +10% {r}", p.name);
-        let r = rate(seed + 2, p, -0.10, &wall, Some(Verdict::Improved));
-        assert!(r >= b.faster_10, "{}: -10% {r}", p.name);
-        let r = rate(seed + 3, p, 0.25, &wall, Some(Verdict::Regressed));
-        assert!(r >= b.slower_25, "{}: +25% {r}", p.name);
+        assert_bounds(p, b, &wall, 800 + 10 * i as u64);
     }
 }
 
@@ -317,56 +597,243 @@ fn a_quarter_slower_is_caught_on_every_profile() {
     }
 }
 
-/// The table README quotes: `cargo test -p perfbench --lib detection_by_profile --
-/// --nocapture`.
+/// The tables README quotes, one per spread measure (the same simulated runs in both):
+/// `cargo test -p perfbench --lib detection_by_profile -- --nocapture`.
 #[test]
 fn detection_by_profile() {
     let wall = CompareConfig::for_counter("wall-time");
-    println!("| profile | 0% (any flag) | +5% | +10% | +15% | +25% | -10% (improved) |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-    // Each profile keeps its seeds whatever the order of the rows.
-    for (i, p) in PROFILES {
-        let mut cells = vec![format!(
-            "{:.1}%",
-            100.0 * rate(500 + i as u64, &p, 0.0, &wall, None)
-        )];
-        for (j, shift) in [0.05, 0.10, 0.15, 0.25].iter().enumerate() {
-            let r = rate(
-                600 + 10 * i as u64 + j as u64,
-                &p,
-                *shift,
-                &wall,
-                Some(Verdict::Regressed),
-            );
+    for spread in SPREADS {
+        let cfg = CompareConfig { spread, ..wall };
+        println!("\nSpread::{spread:?}\n");
+        println!("| profile | 0% (any flag) | +5% | +10% | +15% | +25% | -10% (improved) |");
+        println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+        // Each profile keeps its seeds whatever the order of the rows.
+        for (i, p) in PROFILES {
+            let mut cells = vec![format!(
+                "{:.1}%",
+                100.0 * rate(500 + i as u64, &p, 0.0, &cfg, None)
+            )];
+            for (j, shift) in [0.05, 0.10, 0.15, 0.25].iter().enumerate() {
+                let r = rate(
+                    600 + 10 * i as u64 + j as u64,
+                    &p,
+                    *shift,
+                    &cfg,
+                    Some(Verdict::Regressed),
+                );
+                cells.push(format!("{:.1}%", 100.0 * r));
+            }
+            let r = rate(680 + i as u64, &p, -0.10, &cfg, Some(Verdict::Improved));
             cells.push(format!("{:.1}%", 100.0 * r));
+            println!("| {} | {} |", p.name, cells.join(" | "));
         }
-        let r = rate(680 + i as u64, &p, -0.10, &wall, Some(Verdict::Improved));
-        cells.push(format!("{:.1}%", 100.0 * r));
-        println!("| {} | {} |", p.name, cells.join(" | "));
-    }
-    // Detection grows with the shift on every profile.
-    for (_, p) in PROFILES {
-        let rates: Vec<f64> = [0.05, 0.15, 0.25]
-            .iter()
-            .map(|s| rate(700, &p, *s, &wall, Some(Verdict::Regressed)))
-            .collect();
-        assert!(
-            rates.windows(2).all(|w| w[0] <= w[1]),
-            "{}: {rates:?}",
-            p.name
-        );
+        // Detection grows with the shift on every profile.
+        for (_, p) in PROFILES {
+            let rates: Vec<f64> = [0.05, 0.15, 0.25]
+                .iter()
+                .map(|s| rate(700, &p, *s, &cfg, Some(Verdict::Regressed)))
+                .collect();
+            assert!(
+                rates.windows(2).all(|w| w[0] <= w[1]),
+                "{} ({spread:?}): {rates:?}",
+                p.name
+            );
+        }
     }
 }
 
-/// Every profile, the fitted ones first, each with the index of its seeds.
-const PROFILES: [(usize, Profile); 6] = [
-    (3, COMPUTE),
-    (4, MEMORY),
-    (5, SORT),
+/// Every profile, the fitted ones first, each with the index of its seeds (the first fits
+/// keep theirs from when they were the fitted profiles; no two profiles share a seed).
+const PROFILES: [(usize, Profile); 9] = [
+    (11, COMPUTE),
+    (12, MEMORY),
+    (13, SORT),
+    (3, FIRST_COMPUTE),
+    (4, FIRST_MEMORY),
+    (5, FIRST_SORT),
     (0, EARLIER_STEADY),
     (1, EARLIER_CONTENDED),
     (2, EARLIER_BIMODAL),
 ];
+
+/// A run's ln floor, and the interquartile range and the lower quarter (25th percentile minus
+/// the smallest) of its ln round minima: what [`compare_rounds`] reads from it.
+fn run_figures(run: &[Vec<f64>]) -> (f64, f64, f64) {
+    let ln: Vec<f64> = super::rounds::round_figures(&slices(run))
+        .iter()
+        .map(|x| x.ln())
+        .collect();
+    let p = super::univariate::Sample::new(&ln).unwrap().percentiles();
+    (p.min(), p.iqr(), p.at(25.0) - p.min())
+}
+
+/// The median of some values.
+fn median(v: &[f64]) -> f64 {
+    super::univariate::Sample::new(v)
+        .unwrap()
+        .percentiles()
+        .median()
+}
+
+/// The check of `bench-compare/noise_fit.py`, on this simulation: what the verdict reads from
+/// 4000 runs of each fitted profile (the median absolute deviation of ln floor over runs, and
+/// the medians over runs of the interquartile range and the lower quarter of ln round
+/// minima) is within a factor of 1.5 of what it read from the 21 runs the profile was fitted
+/// to.
+#[test]
+fn the_fitted_profiles_read_as_the_runs_they_were_fitted_to() {
+    // Measured on /tmp/perfbench-noise/runs (noise_fit.py prints them).
+    let measured = [
+        (COMPUTE, [0.00075, 0.00399, 0.00127]),
+        (MEMORY, [0.01922, 0.02900, 0.00585]),
+        (SORT, [0.00193, 0.00909, 0.00343]),
+    ];
+    let mut rng = Rng::new(900);
+    for (p, m) in measured {
+        let runs: Vec<(f64, f64, f64)> = (0..4000)
+            .map(|_| run_figures(&simulate(&mut rng, &p, 1000.0)))
+            .collect();
+        let floors: Vec<f64> = runs.iter().map(|r| r.0).collect();
+        let mid = median(&floors);
+        let deviations: Vec<f64> = floors.iter().map(|f| (f - mid).abs()).collect();
+        let simulated = [
+            median(&deviations),
+            median(&runs.iter().map(|r| r.1).collect::<Vec<f64>>()),
+            median(&runs.iter().map(|r| r.2).collect::<Vec<f64>>()),
+        ];
+        for (what, (s, m)) in ["MAD of ln floor", "IQR", "q25 - min"]
+            .iter()
+            .zip(simulated.iter().zip(m))
+        {
+            println!(
+                "{} {what}: measured {:.3}%, simulated {:.3}%",
+                p.name,
+                100.0 * m,
+                100.0 * s
+            );
+            assert!(
+                (m / 1.5..=m * 1.5).contains(s),
+                "{} {what}: {s} against {m}",
+                p.name
+            );
+        }
+    }
+}
+
+/// The parts of the model's shape do what its documentation says.
+#[test]
+fn the_model_parts() {
+    let mut rng = Rng::new(901);
+    let quiet = Profile {
+        sample_tail: 0.01,
+        ..FIRST_SHAPE
+    };
+    // A disturbance that hits a share of its round's samples (uniform) leaves the round's
+    // smallest sample alone unless it hits them all: about 1 round in 11, against half of
+    // the medians.
+    let partial = Profile {
+        p_slow: 1.0,
+        slow: (2.0, 2.0),
+        whole: 0.0,
+        ..quiet
+    };
+    let (mut raised_min, mut raised_median, mut rounds) = (0, 0, 0);
+    for _ in 0..200 {
+        for r in simulate(&mut rng, &partial, 1000.0) {
+            raised_min += usize::from(smallest(&r) > 1500.0);
+            raised_median += usize::from(median(&r) > 1500.0);
+            rounds += 1;
+        }
+    }
+    let (min_share, median_share) = (
+        raised_min as f64 / rounds as f64,
+        raised_median as f64 / rounds as f64,
+    );
+    assert!((0.06..0.12).contains(&min_share), "{min_share}");
+    assert!((0.4..0.6).contains(&median_share), "{median_share}");
+    // Two process levels 5% apart, and a chance of switching at each round.
+    let levels = Profile {
+        p_high: 0.5,
+        high: 1.05,
+        ..quiet
+    };
+    let runs: Vec<Vec<Vec<f64>>> = (0..200)
+        .map(|_| simulate(&mut rng, &levels, 1000.0))
+        .collect();
+    let high = runs
+        .iter()
+        .filter(|r| run_figures(r).0 > 1.03_f64.ln() + 1000f64.ln())
+        .count();
+    assert!((70..130).contains(&high), "{high}");
+    // Without switching a run keeps its level; with it, some runs hold both.
+    let both = |p: &Profile, rng: &mut Rng| {
+        (0..200)
+            .filter(|_| {
+                let minima: Vec<f64> = simulate(rng, p, 1000.0)
+                    .iter()
+                    .map(|r| smallest(r))
+                    .collect();
+                smallest(&minima) < 1030.0 && minima.iter().any(|&m| m > 1045.0)
+            })
+            .count()
+    };
+    assert_eq!(both(&levels, &mut rng), 0);
+    let switching = Profile {
+        p_switch: 0.1,
+        ..levels
+    };
+    assert!(both(&switching, &mut rng) > 50);
+    // A disturbance that goes on: with `persist` 0.9 neighbouring rounds share it (the same
+    // factor), and the share of disturbed rounds stays `p_slow`.
+    let lasting = Profile {
+        p_slow: 0.3,
+        slow: (1.2, 1.8),
+        persist: 0.9,
+        ..quiet
+    };
+    let (mut same, mut pairs, mut disturbed, mut total) = (0, 0, 0, 0);
+    for _ in 0..400 {
+        let minima: Vec<f64> = simulate(&mut rng, &lasting, 1000.0)
+            .iter()
+            .map(|r| smallest(r))
+            .collect();
+        for w in minima.windows(2) {
+            same += usize::from((w[0] / w[1] - 1.0).abs() < 0.05);
+            pairs += 1;
+        }
+        disturbed += minima.iter().filter(|&&m| m > 1150.0).count();
+        total += minima.len();
+    }
+    assert!(same as f64 / pairs as f64 > 0.85, "{same} of {pairs}");
+    let share = disturbed as f64 / total as f64;
+    assert!((0.2..0.4).contains(&share), "{share}");
+    // The runs' noise levels: with `noise_spread` 1 the runs' smallest samples over their
+    // rounds' spread differently from run to run; one-sided noise keeps every sample above
+    // the cost.
+    let spread_out = Profile {
+        noise_spread: 1.0,
+        ..quiet
+    };
+    let widths: Vec<f64> = (0..200)
+        .map(|_| {
+            let r = simulate(&mut rng, &spread_out, 1000.0);
+            assert!(r.iter().flatten().all(|&x| x >= 1000.0));
+            median(&r.concat()) / smallest(&r.concat()) - 1.0
+        })
+        .collect();
+    let mut sorted = widths.clone();
+    crate::sorting::sort_f64(&mut sorted);
+    assert!(
+        sorted[180] > 4.0 * sorted[20],
+        "{:?}",
+        (sorted[20], sorted[180])
+    );
+}
+
+/// The smallest of some values.
+fn smallest(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
 
 #[test]
 fn exact_counts_one_instruction_is_always_seen_and_identical_never_flagged() {
