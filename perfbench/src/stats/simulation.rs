@@ -68,8 +68,8 @@
 //! 1.4x); the 21 runs' `compute` and `sort` describe those runs too, while their memory scan
 //! stayed at one process level (MAD of ln floor 0.30%, IQR 0.9%). Runs taken while builds ran
 //! beside them (`/tmp/perfbench-pairs-busy`) are outside the model: time-slicing slowed whole
-//! stretches by steps (1.4x, 1.56x, 1.77x, 2.1x), nearly every round was touched, and one or
-//! two runs in eleven never saw a quiet round.
+//! stretches by steps (1.5x, 1.77x, 2.1x, 2.5x the floor), nearly every round was touched,
+//! and one or two runs in eleven never saw a quiet round.
 //!
 //! Every rate is checked over 400 pairs of runs (a fixed seed: the rates are the same on
 //! every run of the test), with either spread measure of [`compare_rounds`]
