@@ -21,7 +21,9 @@
 //!    bracket runs with an empty body and the same iteration count; the median of those
 //!    readings (a least-squares line in the iteration count, for linear sampling) is each
 //!    counter's overhead and is subtracted from every sample. The loop, the reads and the clock are therefore
-//!    cancelled, and an empty benchmark reads ~0 of everything.
+//!    cancelled, and an empty benchmark reads ~0 of everything. In the first round, each pass
+//!    starts with one discarded reading of one iteration of each body (`prime`), so no
+//!    sample pays the first run of the bracket's code.
 //! 6. **Samples**: `(delta - overhead) / n` per counter, scaled by `enabled / running` when the
 //!    group was multiplexed (and flagged). The brackets read counts only
 //!    ([`Group::read_counts`]: no times, no multiplexing test on the fast path); each group's
@@ -881,23 +883,23 @@ fn results(
 
 type PassValues = (Vec<Vec<f64>>, Vec<bool>, Vec<f64>);
 
-/// One pass of a round: its calibration runs, samples and (for exact counters) probes. With
-/// `prime` (the first round), one discarded reading of each body through the pass's meter
-/// comes first (see [`prime`]).
+/// One pass of a round: its calibration runs, samples and (for exact counters) probes. In the
+/// `first_round`, one discarded reading of each body through the pass's meter comes first
+/// (see [`prime`]).
 fn run_pass(
     groups: &mut [Group],
     gate: Option<&EventFd>,
     wall: bool,
     (body, empty): (&mut dyn Body, &mut dyn Body),
     iterations: &[u64],
-    prime: bool,
+    first_round: bool,
     progress: &mut dyn FnMut(usize),
 ) -> Result<PassValues, CounterError> {
     let mut meter = Meter::new(groups, wall).gated(gate);
     let columns = meter.acc.len() + usize::from(wall);
     let mut state = PassState::default();
-    if prime {
-        self::prime(&mut meter, body, empty);
+    if first_round {
+        prime(&mut meter, body, empty);
     }
     // Calibration runs are interleaved with the samples (one before each, plus a few up
     // front), so drift of the machine affects both alike.
