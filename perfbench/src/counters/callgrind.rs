@@ -684,7 +684,62 @@ impl Dump {
             .position(|e| e == event)
             .map_or(0, |i| self.summary[i])
     }
+
+    /// The instructions (`Ir`, always the first event) of the dump file at `path`, from its
+    /// closing `totals:` line, reading only the file's last [`TAIL_BYTES`] into a buffer on the
+    /// stack.
+    ///
+    /// For the process being measured: the header holds the process id, whose length varies
+    /// from run to run; reading or parsing it (or allocating a buffer its size) would make the
+    /// process run different code from run to run, and that code trains the simulated branch
+    /// predictor before the samples. The tail of a dump is the same in every run of the same
+    /// code.
+    ///
+    /// ```
+    /// use perfbench::counters::callgrind::Dump;
+    ///
+    /// let path = std::env::temp_dir().join(format!("perfbench-doc-tail-{}", std::process::id()));
+    /// let text = format!("# callgrind format\npid: 4242\n{}fn=(1) main\n0 5 1\n\ntotals: 508 2\n", "x\n".repeat(400));
+    /// std::fs::write(&path, text)?;
+    /// assert_eq!(Dump::tail_instructions(&path), Ok(508));
+    /// std::fs::write(&path, "# callgrind format\npid: 4242\nfn=(1) main\n")?;
+    /// assert!(Dump::tail_instructions(&path).unwrap_err().contains("no closing `totals:`"));
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn tail_instructions(path: &std::path::Path) -> Result<u64, String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let fail = |e: &dyn fmt::Display| format!("Callgrind's dump {}: {e}", path.display());
+        let mut file = std::fs::File::open(path).map_err(|e| fail(&e))?;
+        let len = file.metadata().map_err(|e| fail(&e))?.len();
+        let mut buf = [0u8; TAIL_BYTES];
+        let take = len.min(TAIL_BYTES as u64) as usize;
+        file.seek(SeekFrom::Start(len - take as u64))
+            .and_then(|_| file.read_exact(&mut buf[..take]))
+            .map_err(|e| fail(&e))?;
+        let tail = buf[..take].trim_ascii_end();
+        let last = tail
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(tail, |i| &tail[i + 1..]);
+        let values = last
+            .strip_prefix(b"totals:")
+            .ok_or_else(|| fail(&"no closing `totals:` line (truncated?)"))?;
+        let first = values
+            .trim_ascii()
+            .split(|&b| b == b' ')
+            .next()
+            .unwrap_or_default();
+        std::str::from_utf8(first)
+            .ok()
+            .and_then(|w| w.parse().ok())
+            .ok_or_else(|| fail(&"the `totals:` line does not start with a count"))
+    }
 }
+
+/// How much of a dump's end [`Dump::tail_instructions`] reads: its `totals:` line with room to
+/// spare (13 counts of at most 20 digits).
+pub const TAIL_BYTES: usize = 512;
 
 #[cfg(test)]
 mod tests {

@@ -17,7 +17,8 @@
 //! `n` is a power of two chosen once per benchmark from a probe (one whole iteration, its setup
 //! and drops included, dumped and read back): about [`TARGET_INSTRUCTIONS`] per `n` iterations,
 //! at most [`MAX_ITERATIONS`]. It depends only on the probe's count, so the same binary takes
-//! the same plan every time. Before each sample the body and the empty body run once each,
+//! the same plan every time; the probe's count is read from the dump's last bytes only
+//! ([`Dump::tail_instructions`]), since its header holds the process id. Before each sample the body and the empty body run once each,
 //! collected and then discarded (`ZERO_STATS`), warming the simulated caches, the branch
 //! predictor and the bracket's own code for both, as the wall-clock warm-up does.
 
@@ -182,8 +183,9 @@ impl Simulation {
                 body.run(1, &mut Meter::idle());
                 callgrind::toggle_collect();
                 let probe = self.dump()?;
-                let dump = self.read(probe)?;
-                let n = iterations_for(dump.get("Ir"));
+                // Only the dump's tail: see `Dump::tail_instructions`.
+                let path = self.dir.join(format!("{DUMP_FILE}.{probe}"));
+                let n = iterations_for(Dump::tail_instructions(&path)?);
                 self.n = Some(n);
                 n
             }
@@ -221,14 +223,6 @@ impl Simulation {
             .map_err(|e| format!("dump name: {e}"))?;
         callgrind::dump_stats_at(&name);
         Ok(self.dumps)
-    }
-
-    /// Reads back dump `k` of this process.
-    fn read(&self, k: u32) -> Result<Dump, String> {
-        let path = self.dir.join(format!("{DUMP_FILE}.{k}"));
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read Callgrind's dump {}: {e}", path.display()))?;
-        Dump::parse(&text).map_err(|e| format!("Callgrind's dump {}: {e}", path.display()))
     }
 }
 

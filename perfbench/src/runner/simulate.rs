@@ -5,8 +5,12 @@
 //! The bench executable (the driver) starts one copy of itself per benchmark under
 //! `valgrind --tool=callgrind --collect-atstart=no --cache-sim=yes --branch-sim=yes` with the
 //! cache model pinned ([`CACHE_OPTIONS`]: the I1, D1 and LL sizes gungraun and CodSpeed use), as
-//! `setarch <arch> -R` (no address-space randomisation) and with an empty environment: both
-//! move instruction counts. That child (the hidden `--perfbench-simulated DIR`) runs the one
+//! `setarch <arch> -R` (no address-space randomisation), with an empty environment and without
+//! Valgrind's gdbserver (`--vgdb=no`): all three move counts. Addresses and the environment
+//! move instruction counts; the gdbserver's shared-memory file is named after the process id
+//! and shows in `/proc/self/maps`, which the Rust runtime reads at startup, so a process id
+//! of another length ran other code before the benchmark and left the simulated branch
+//! predictor in another state (a sorting benchmark read one miss more in its first sample). That child (the hidden `--perfbench-simulated DIR`) runs the one
 //! benchmark's function once per round; its sampler turns collection on and off around the
 //! measured code with client requests and dumps each region to a file of its own (see
 //! [`harness::simulate`](crate::harness::simulate) for the sample's arithmetic). It then writes
@@ -57,12 +61,13 @@ pub const QUICK_ROUNDS: u32 = 3;
 pub const CACHE_OPTIONS: [&str; 3] = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"];
 
 /// Callgrind's other options.
-const VALGRIND_OPTIONS: [&str; 5] = [
+const VALGRIND_OPTIONS: [&str; 6] = [
     "-q",
     "--tool=callgrind",
     "--collect-atstart=no",
     "--cache-sim=yes",
     "--branch-sim=yes",
+    "--vgdb=no",
 ];
 
 /// The child's account of its run, next to its dumps.
