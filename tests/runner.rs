@@ -321,14 +321,20 @@ fn rounds_interleave_the_benchmarks_and_keep_their_samples() {
             assert_eq!(c.round_values().len(), 3);
         }
     }
-    // Fresh pages in every round: exactly two faults per iteration in each.
+    // Fresh pages in every round: exactly two faults per iteration in each (but for one stray
+    // fault at most: [`at_most_one_stray_fault`]), so every round's floor is exactly 2.
     let faults = report
         .bench("runner/round_a")
         .unwrap()
         .counter("page-faults")
         .unwrap();
+    at_most_one_stray_fault(faults, 2.0);
     for round in faults.round_values() {
-        assert!(round.iter().all(|&x| x == 2.0), "{round:?}");
+        assert_eq!(
+            round.iter().copied().fold(f64::INFINITY, f64::min),
+            2.0,
+            "{round:?}"
+        );
     }
     let p = report.bench("runner/round_panics_later").unwrap();
     assert_eq!(p.outcome, Outcome::Panicked);

@@ -347,8 +347,14 @@ struct Worker {
     lines: Receiver<std::io::Result<String>>,
     /// The last lines the worker wrote to standard error.
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Closed (disconnected) when the reader of standard error has read to its end.
+    stderr_read: Receiver<()>,
     timeout: Duration,
 }
+
+/// How long a broken worker's message waits for the end of its standard error: a process the
+/// worker started may hold the pipe open after the worker is gone.
+const STDERR_END_WAIT: Duration = Duration::from_secs(2);
 
 /// Lines of a worker's standard error kept for messages.
 const STDERR_LINES: usize = 12;
@@ -384,7 +390,10 @@ impl Worker {
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         let tail = Arc::clone(&stderr);
         let err = child.stderr.take().expect("piped");
+        let (read_all, stderr_read) = mpsc::channel::<()>();
         std::thread::spawn(move || {
+            // Dropped at the end: the receiver sees the channel disconnect.
+            let _read_all = read_all;
             for line in BufReader::new(err).lines().map_while(Result::ok) {
                 let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
                 if t.len() == STDERR_LINES {
@@ -400,6 +409,7 @@ impl Worker {
             child,
             lines,
             stderr,
+            stderr_read,
             timeout,
         })
     }
@@ -412,9 +422,9 @@ impl Worker {
     /// end of its standard error. The worker is killed.
     fn broken(&mut self, what: String) -> String {
         let _ = self.child.kill();
-        // Give the stderr reader a moment to collect the last lines.
         let status = self.child.wait().ok();
-        std::thread::sleep(Duration::from_millis(50));
+        // The reader of standard error collects the last lines until the pipe's end.
+        let _ = self.stderr_read.recv_timeout(STDERR_END_WAIT);
         let mut msg = format!("{}: {what}", self.name());
         if let Some(s) = status {
             if what.contains("exited") || what.contains("closed") {
