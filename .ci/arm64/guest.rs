@@ -37,7 +37,7 @@ mod guest {
     use std::time::Instant;
 
     use perfbench::counters::arch::{self, Mrs};
-    use perfbench::counters::userpage::{reference, Capability, FastReader, Registers};
+    use perfbench::counters::userpage::{reference, Capability, FastReader, PageView, Registers};
     use perfbench::counters::{CounterError, Counters, Group, GroupOptions, Reading};
     use perfbench::doctor::{self, Machine, Status};
     use perfbench::events::{self, Event, Pmu, Sysfs};
@@ -1104,38 +1104,76 @@ mod guest {
                     (n.as_str(), hw_attr(config, bits.rdpmc))
                 })
                 .collect();
-            let raw_group = match RawGroup::open(&specs, false) {
-                Ok(g) => g,
-                Err(e) => {
-                    c.check(false, e);
-                    continue;
-                }
+            // The reference reads again for as long as a page changes under it, so a kernel
+            // that rewrites the pages while it reads (seen once in CI, a 7-member group on one
+            // boot of two: every bracket 312 instead of 165, and not k-exact) measures the
+            // kernel, not the read: such an attempt is reported with the pages' state and the
+            // group opened again, up to three attempts; one must be steady and exact.
+            let attempt = || -> Result<(Vec<Vec<u64>>, Vec<Vec<u64>>, String), String> {
+                let raw_group = RawGroup::open(&specs, false)?;
+                raw_group.start();
+                let pages = raw_group.fast.pages();
+                // One straight-line reference per member count.
+                let minimal = |body: fn(u64), n: u64| -> Vec<Vec<u64>> {
+                    match m {
+                        1 => reference_samples::<1>(pages, body, n),
+                        2 => reference_samples::<2>(pages, body, n),
+                        3 => reference_samples::<3>(pages, body, n),
+                        4 => reference_samples::<4>(pages, body, n),
+                        5 => reference_samples::<5>(pages, body, n),
+                        6 => reference_samples::<6>(pages, body, n),
+                        7 => reference_samples::<7>(pages, body, n),
+                        _ => unreachable!("1 to 7 members"),
+                    }
+                };
+                let rbase = minimal(empty, 1);
+                let rd = minimal(loop16, N);
+                let state: Vec<String> = pages
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "lock {} index {} offset {}",
+                            p.lock(),
+                            p.index(),
+                            p.offset()
+                        )
+                    })
+                    .collect();
+                raw_group.stop();
+                Ok((rbase, rd, state.join("; ")))
             };
-            raw_group.start();
-            let pages = raw_group.fast.pages();
-            // One straight-line reference per member count.
-            let minimal = |body: fn(u64), n: u64| -> Vec<Vec<u64>> {
-                match m {
-                    1 => reference_samples::<1>(pages, body, n),
-                    2 => reference_samples::<2>(pages, body, n),
-                    3 => reference_samples::<3>(pages, body, n),
-                    4 => reference_samples::<4>(pages, body, n),
-                    5 => reference_samples::<5>(pages, body, n),
-                    6 => reference_samples::<6>(pages, body, n),
-                    7 => reference_samples::<7>(pages, body, n),
-                    _ => unreachable!("1 to 7 members"),
-                }
-            };
-            let rbase = minimal(empty, 1);
-            let rd = minimal(loop16, N);
-            raw_group.stop();
-            c.check(
+            let steady = |rbase: &[Vec<u64>], rd: &[Vec<u64>]| {
                 rbase.windows(2).all(|w| w[0] == w[1])
                     && rbase[0].iter().all(|&x| x == rbase[0][0])
                     && rd[0]
                         .iter()
                         .zip(&rbase[0])
-                        .all(|(d, b)| d.wrapping_sub(*b) == 16 * N),
+                        .all(|(d, b)| d.wrapping_sub(*b) == 16 * N)
+            };
+            let mut measured = None;
+            for tries in 1..=3 {
+                match attempt() {
+                    Ok((rbase, rd, state)) => {
+                        if steady(&rbase, &rd) || tries == 3 {
+                            measured = Some((rbase, rd));
+                            break;
+                        }
+                        println!(
+                            "note {m} members: reference attempt {tries} not steady (brackets \
+                             {rbase:?}, loop {rd:?}; pages: {state}): measuring again"
+                        );
+                    }
+                    Err(e) => {
+                        c.check(false, e);
+                        break;
+                    }
+                }
+            }
+            let Some((rbase, rd)) = measured else {
+                continue;
+            };
+            c.check(
+                steady(&rbase, &rd),
                 format_args!(
                     "{m} members: reference bracket {:?} for every member and sample, k=16 exact",
                     rbase[0]
