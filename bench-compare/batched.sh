@@ -2,7 +2,9 @@
 # Issue 17, item 6: a routine shorter than the bracket, measured with iter_batched by criterion
 # 0.8 (BatchSize::SmallInput) and by perfbench (BatchSize::Auto, and PerIteration beside it),
 # RUNS alternating runs of each in one session (default 10). Prints each run's figure and, per
-# harness, the median and the median absolute deviation (MAD) of the figures across runs.
+# harness, the median and the median absolute deviation (MAD) of the figures across runs, and
+# how many runs' intervals hold the median of all (all runs, and from the third run on, when
+# perfbench's intervals include the spread of the build's earlier runs).
 #
 #   bench-compare/batched.sh            # RUNS=10
 #   RUNS=4 bench-compare/batched.sh
@@ -23,6 +25,9 @@ mkdir -p "$work"
 (cd "$here/batched-suite" && cargo bench --no-run -q 2>/dev/null)
 crit=$(find "$CARGO_TARGET_DIR/release/deps" -maxdepth 1 -type f -executable -name 'criterion_tiny-*' | head -1)
 pb=$(find "$CARGO_TARGET_DIR/release/deps" -maxdepth 1 -type f -executable -name 'perfbench_tiny-*' | head -1)
+# perfbench widens a build's intervals by the spread of its earlier runs from the third run on
+# (target/perfbench/history): start without the runs of an earlier invocation of this script.
+rm -rf "$CARGO_TARGET_DIR/perfbench/history"
 for i in $(seq 1 "$runs"); do
   (cd "$work" && "$crit" --bench push_one >/dev/null 2>&1)
   python3 - "$CARGO_TARGET_DIR/criterion/push_one/new/estimates.json" >>"$work/criterion.txt" <<'PY'
@@ -56,10 +61,11 @@ rows = [("criterion 0.8, BatchSize::SmallInput", crit, crit_iv)]
 for name, label in [("push_one", "perfbench, BatchSize::Auto"), ("push_one_per_iteration", "perfbench, BatchSize::PerIteration")]:
     v = pb.get(name, [])
     rows.append((label, [p for p, _, _ in v], v))
-print(f"| harness | runs (ns) | median | MAD | MAD / median | runs whose interval holds the median of all |")
-print("| --- | --- | --- | --- | --- | --- |")
+print(f"| harness | runs (ns) | median | MAD | MAD / median | runs whose interval holds the median of all | of runs 3 on |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
 for label, xs, iv in rows:
     m = st.median(xs)
     held = f"{sum(lo <= m <= hi for _, lo, hi in iv)} of {len(iv)}"
-    print(f"| {label} | {', '.join(f'{x:.2f}' for x in xs)} | {m:.2f} | {mad(xs):.3f} | {100 * mad(xs) / m:.1f}% | {held} |")
+    later = f"{sum(lo <= m <= hi for _, lo, hi in iv[2:])} of {len(iv[2:])}"
+    print(f"| {label} | {', '.join(f'{x:.2f}' for x in xs)} | {m:.2f} | {mad(xs):.3f} | {100 * mad(xs) / m:.1f}% | {held} | {later} |")
 PY

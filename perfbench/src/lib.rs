@@ -92,6 +92,7 @@
 //! - [`harness`]: registration, the [`Bencher`] and the measuring engine.
 //! - [`compare`]: how one counter changed between two runs, and the thresholds that judge it.
 //! - [`baseline`]: saved baselines and the previous run on disk, locked and written atomically.
+//! - [`history`]: the figures of the last runs of one build, which widen its intervals.
 //! - [`report`]: what results look like: terminal, libtest lines, HTML (feature `html`, on by
 //!   default).
 //! - [`runner`]: the benchmark binary behind [`main!`] (command line, runs, files).
@@ -113,6 +114,7 @@ pub mod criterion;
 pub mod doctor;
 pub mod events;
 pub mod harness;
+pub mod history;
 mod json_fields;
 pub mod machine;
 pub mod model;

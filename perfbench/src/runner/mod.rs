@@ -24,6 +24,7 @@ use crate::harness::affinity;
 use crate::harness::bencher::Bencher;
 use crate::harness::entry::{self, Entry, EntryType};
 use crate::harness::sampler::{Plan, Sampler};
+use crate::history::{Build, History};
 use crate::machine::Machine;
 use crate::model::{
     self, Benchmark, Config, CounterResult, Derived, Outcome, Report, Sampling, Throughput,
@@ -363,6 +364,18 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
             eprintln!("note: {note}");
         }
     }
+    // The figures of this build's last runs, which widen a counted run's intervals.
+    let history_path = History::path(&output_dir(), suite);
+    let build = std::env::current_exe().ok().and_then(|e| Build::of(&e));
+    let mut history = match (&counting, build) {
+        (Counting::Counted(_), Some(build)) => Some(
+            History::load(&history_path, build).unwrap_or_else(|(empty, why)| {
+                eprintln!("note: starting the run history afresh: {why}");
+                empty
+            }),
+        ),
+        _ => None,
+    };
     let style = report::terminal::Style {
         format: args.format,
         color: report::terminal::color_wanted(),
@@ -370,6 +383,9 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     let mut reporter = report::terminal::TerminalReporter::new(style);
     // Each benchmark is compared and printed as soon as it has its result.
     let mut finished = |p: &Planned, r: &mut Benchmark, bar: &Progress| {
+        if let Some(h) = &history {
+            h.widen(r);
+        }
         if let Some((_, base)) = &reference {
             add_changes(r, base, &thresholds(p, args));
         }
@@ -392,6 +408,28 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
             (results, None)
         }
     };
+    if let Some(h) = history.as_mut().filter(|_| !args.discard_baseline) {
+        h.record(&results);
+        if let Err(e) = h.save(&history_path) {
+            eprintln!(
+                "note: cannot keep this run's figures in {}: {e}",
+                history_path.display()
+            );
+        }
+    }
+    let widened = results
+        .iter()
+        .flat_map(|b| &b.counters)
+        .filter_map(|c| c.estimate.and_then(|e| e.runs))
+        .map(|r| r.runs)
+        .max();
+    if let (Some(runs), false) = (widened, args.format == Format::Json) {
+        eprintln!(
+            "note: intervals include how far the last {runs} runs of this build strayed from \
+             each other ({})",
+            history_path.display()
+        );
+    }
     let machine = model::Machine {
         simulator,
         ..machine_info(machine, &results)

@@ -159,6 +159,76 @@ pub struct Estimate {
     /// How many samples were left out of [`point`](Self::point) and its interval: the severe
     /// outliers, or none (see [`headline_samples`]).
     pub excluded: usize,
+    /// When the interval was widened by how far earlier runs of the same build strayed from
+    /// each other ([`widen_by_runs`]): those runs and their spread. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<RunSpread>,
+}
+
+/// The spread of one counter's figure across recent runs of the same build, which
+/// [`widen_by_runs`] widened an [`Estimate`]'s interval by.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct RunSpread {
+    /// How many runs' figures, this run's included.
+    pub runs: u32,
+    /// The sample standard deviation of their natural logarithms (0.01: runs stray about 1%
+    /// from each other).
+    pub spread: f64,
+}
+
+/// Runs of the same build, this one included, that [`widen_by_runs`] needs before it widens
+/// an interval: with fewer, the spread between runs is not measured.
+pub const MIN_RUNS_FOR_SPREAD: usize = 3;
+
+/// Widens `e`'s interval to hold `point * exp(+-t * s)`, where `s` is the standard deviation of
+/// the logarithms of the figures of `earlier` runs of the same build and of this one, and `t`
+/// Student's quantile at `e`'s confidence with one degree of freedom less than those runs:
+/// the interval then claims no more certainty than repeated runs show. A run cannot see what
+/// stays the same for as long as it lives (on this project's VM, a run's figure can sit a few
+/// percent above or below the next one's for its whole life, while its rounds agree with each
+/// other); earlier runs of the same code can. Needs at least [`MIN_RUNS_FOR_SPREAD`] runs with
+/// positive figures; never narrows; records [`Estimate::runs`].
+///
+/// ```
+/// use perfbench::stats::{estimate, widen_by_runs, StatsConfig};
+///
+/// // A run whose samples agree to within 0.2%, after runs that read 2% lower and higher.
+/// let values: Vec<f64> = (0..50).map(|i| 100.0 + f64::from(i % 5) * 0.05).collect();
+/// let mut e = estimate(&values, None, &StatsConfig::default()).unwrap();
+/// let within = (e.ci_low, e.ci_high);
+/// widen_by_runs(&mut e, &[98.1]); // one earlier run: not enough to tell
+/// assert_eq!((e.ci_low, e.ci_high), within);
+/// widen_by_runs(&mut e, &[98.1, 102.2]);
+/// let runs = e.runs.unwrap();
+/// assert_eq!(runs.runs, 3);
+/// assert!(e.ci_low < 98.1 && e.ci_high > 102.2, "{:?}", (e.ci_low, e.ci_high));
+/// ```
+pub fn widen_by_runs(e: &mut Estimate, earlier: &[f64]) {
+    let p = e.point;
+    if !(p.is_finite() && p > 0.0) {
+        return;
+    }
+    let logs: Vec<f64> = earlier
+        .iter()
+        .copied()
+        .chain([p])
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .map(f64::ln)
+        .collect();
+    if logs.len() < MIN_RUNS_FOR_SPREAD {
+        return;
+    }
+    let n = logs.len() as f64;
+    let mean = logs.iter().sum::<f64>() / n;
+    let s = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let t = ttest::student_t_quantile_two_sided(e.confidence, n - 1.0);
+    e.ci_low = e.ci_low.min(p * (-t * s).exp());
+    e.ci_high = e.ci_high.max(p * (t * s).exp());
+    e.runs = Some(RunSpread {
+        runs: logs.len() as u32,
+        spread: s,
+    });
 }
 
 /// What [`Estimate`] reads from JSON: the fields as written, with `point` and `excluded`
@@ -194,6 +264,8 @@ struct EstimateFields {
     outliers: OutlierCounts,
     #[serde(default)]
     excluded: usize,
+    #[serde(default)]
+    runs: Option<RunSpread>,
 }
 
 impl From<EstimateFields> for Estimate {
@@ -214,6 +286,7 @@ impl From<EstimateFields> for Estimate {
             r_squared: f.r_squared,
             outliers: f.outliers,
             excluded: f.excluded,
+            runs: f.runs,
         }
     }
 }
@@ -281,6 +354,7 @@ pub fn estimate(values: &[f64], iterations: Option<&[u64]>, cfg: &StatsConfig) -
         r_squared: fit.map(|fit| fit.r_squared),
         outliers: tukey.count(&kept),
         excluded: kept.len() - used.len(),
+        runs: None,
     })
 }
 

@@ -238,22 +238,7 @@ fn t_statistics(m: f64, se: f64, df: f64, confidence: f64) -> (f64, f64, (f64, f
         return (m, p, (m, m));
     }
     let p = super::ttest::student_t_two_sided(m / se, df);
-    // Bisect for the quantile: the two-sided tail beyond t is 1 - confidence.
-    let c = if confidence.is_finite() && confidence > 0.0 && confidence < 1.0 {
-        confidence
-    } else {
-        0.95
-    };
-    let (mut lo, mut hi) = (0.0_f64, 1e6_f64);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if super::ttest::student_t_two_sided(mid, df) > 1.0 - c {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    let t = 0.5 * (lo + hi);
+    let t = super::ttest::student_t_quantile_two_sided(confidence, df);
     (m, p, (m - t * se, m + t * se))
 }
 

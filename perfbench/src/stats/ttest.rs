@@ -72,6 +72,27 @@ pub fn welch(a: Sample<'_>, b: Sample<'_>) -> Option<WelchTest> {
     })
 }
 
+/// `t` such that Student's t with `df` degrees of freedom lies within `+-t` with probability
+/// `confidence` (a NaN or out-of-range confidence means 0.95).
+pub(crate) fn student_t_quantile_two_sided(confidence: f64, df: f64) -> f64 {
+    let c = if confidence.is_finite() && confidence > 0.0 && confidence < 1.0 {
+        confidence
+    } else {
+        0.95
+    };
+    // The two-sided tail beyond t falls from 1 to 0: bisect for 1 - c.
+    let (mut lo, mut hi) = (0.0_f64, 1e6_f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if student_t_two_sided(mid, df) > 1.0 - c {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
 /// `P(|T| >= |t|)` for Student's t with `df` degrees of freedom: `I_{df/(df+t^2)}(df/2, 1/2)`.
 pub(crate) fn student_t_two_sided(t: f64, df: f64) -> f64 {
     if t.is_nan() || df.is_nan() || df <= 0.0 {
