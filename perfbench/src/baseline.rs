@@ -6,6 +6,8 @@
 //!   (as criterion compares with its previous run). `--discard-baseline` leaves it as it was.
 //! - `baselines/<NAME>/<suite>.json`: a saved baseline (`--save-baseline NAME`), the same
 //!   document. `perfbench compare` takes the directory.
+//! - `history/<suite>.json`: the figures of the last runs of the current build, which widen
+//!   its intervals ([`crate::history`]).
 //! - `.<suite>.lock`: held for the whole run (`flock`), so two runs of one suite cannot
 //!   interleave their writes; the second waits and says so.
 //!
