@@ -140,6 +140,7 @@ fn runner_scenarios() {
     a_panic_is_reported_and_the_suite_goes_on();
     smoke_test_mode_runs_every_body_once();
     rounds_interleave_the_benchmarks_and_keep_their_samples();
+    runs_of_one_build_widen_the_interval_from_the_third();
     // Runs leave the thread where it was allowed to run (they pin only on hybrid machines).
     assert_eq!(perfbench::sys::thread_affinity().unwrap(), affinity);
 }
@@ -342,6 +343,53 @@ fn rounds_interleave_the_benchmarks_and_keep_their_samples() {
     let f = report.bench("runner/round_forgets_later").unwrap();
     assert_eq!(f.outcome, Outcome::Failed);
     assert!(f.error.as_deref().unwrap().contains("never called"));
+}
+
+/// The run history: the third run of the same build (this test binary) widens its intervals
+/// by the spread of the three runs' figures and says so in the JSON; `--discard-baseline` runs
+/// leave the history as it was.
+fn runs_of_one_build_widen_the_interval_from_the_third() {
+    let history = perfbench::history::History::path(&runner::output_dir(), suite());
+    let _ = std::fs::remove_file(&history);
+    let wall = |extra: &[&str]| {
+        let path = json_path("history");
+        let args = [
+            &["--bench", "runner/round_b", "--exact", "--quick"][..],
+            extra,
+            &["--json", path.to_str().unwrap()],
+        ]
+        .concat();
+        assert_eq!(run(&args), ExitCode::SUCCESS);
+        read_report(&path)
+            .bench("runner/round_b")
+            .unwrap()
+            .counter("wall-time")
+            .and_then(|c| c.estimate)
+            .expect("wall-time measured")
+    };
+    let first = [wall(&[]), wall(&[])];
+    assert!(first.iter().all(|e| e.runs.is_none()), "{first:?}");
+    let third = wall(&[]);
+    let runs = third.runs.expect("the third run is widened");
+    assert_eq!(runs.runs, 3);
+    // Student's t for 2 degrees of freedom: 4.30 standard deviations of the logarithms.
+    let half = 4.3 * runs.spread;
+    assert!(
+        third.ci_low <= third.point * (-half).exp() * 1.001,
+        "{third:?}"
+    );
+    assert!(
+        third.ci_high >= third.point * half.exp() * 0.999,
+        "{third:?}"
+    );
+    let kept = std::fs::read(&history).expect("the history is written");
+    let discarded = wall(&["--discard-baseline"]);
+    assert_eq!(discarded.runs.map(|r| r.runs), Some(4));
+    assert_eq!(
+        std::fs::read(&history).unwrap(),
+        kept,
+        "--discard-baseline keeps nothing"
+    );
 }
 
 fn smoke_test_mode_runs_every_body_once() {
