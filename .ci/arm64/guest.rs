@@ -37,7 +37,7 @@ mod guest {
     use std::time::Instant;
 
     use perfbench::counters::arch::{self, Mrs};
-    use perfbench::counters::userpage::{reference, Capability, FastReader, PageView, Registers};
+    use perfbench::counters::userpage::{reference, Capability, FastReader, Registers};
     use perfbench::counters::{CounterError, Counters, Group, GroupOptions, Reading};
     use perfbench::doctor::{self, Machine, Status};
     use perfbench::events::{self, Event, Pmu, Sysfs};
@@ -1109,7 +1109,9 @@ mod guest {
             // boot of two: every bracket 312 instead of 165, and not k-exact) measures the
             // kernel, not the read: such an attempt is reported with the pages' state and the
             // group opened again, up to three attempts; one must be steady and exact.
-            let attempt = || -> Result<(Vec<Vec<u64>>, Vec<Vec<u64>>, String), String> {
+            // Per sample, each member's count difference: the empty body's, then the loop's.
+            type Samples = Vec<Vec<u64>>;
+            let attempt = || -> Result<(Samples, Samples, String), String> {
                 let raw_group = RawGroup::open(&specs, false)?;
                 raw_group.start();
                 let pages = raw_group.fast.pages();

@@ -768,6 +768,15 @@ fn counter_section(
              counts are scaled estimates",
         );
     }
+    if let Some(r) = c.estimate.and_then(|e| e.runs) {
+        let _ = write!(
+            body,
+            "; the interval includes how far the last {} runs of this build strayed from each \
+             other ({:.1}% standard deviation)",
+            r.runs,
+            100.0 * r.spread
+        );
+    }
     body.push_str(".</p>\n<div class=\"counter\">\n<table>\n");
     let unit = c.unit.as_str();
     let row = |body: &mut String, what: &str, value: String| {

@@ -270,3 +270,33 @@ fn constant_and_empty_counters_still_draw_or_say_why() {
     let zeros = plot::samples(&subject, &[0.0; 10], &[false; 10], &[5, 5]).unwrap();
     assert!(!zeros.contains("NaN"));
 }
+
+#[test]
+fn an_interval_widened_by_earlier_runs_says_so() {
+    let mut r = synthetic_report();
+    let fib = &mut r.benchmarks[0];
+    let wall = fib
+        .counters
+        .iter_mut()
+        .find(|c| c.name == "wall-time")
+        .unwrap();
+    let e = wall.estimate.as_mut().unwrap();
+    e.runs = Some(crate::stats::RunSpread {
+        runs: 4,
+        spread: 0.031,
+    });
+    let site = site(&[SuiteInput {
+        report: &r,
+        baseline: None,
+    }]);
+    let page = page(&site, "fib_20");
+    assert_eq!(
+        count(
+            page,
+            "the interval includes how far the last 4 runs of this build strayed from each \
+             other (3.1% standard deviation)"
+        ),
+        1,
+        "only wall-time's interval was widened"
+    );
+}
