@@ -345,22 +345,9 @@ pub fn signed_rank_p(d: &[f64]) -> f64 {
 /// `z` such that a standard normal lies within `+-z` with probability `confidence` (a NaN or
 /// out-of-range confidence means 0.95).
 fn normal_quantile_two_sided(confidence: f64) -> f64 {
-    let c = if confidence.is_finite() && confidence > 0.0 && confidence < 1.0 {
-        confidence
-    } else {
-        0.95
-    };
-    // erfc(z / sqrt 2) falls from 1 to 0: bisect for the tail 1 - c.
-    let (mut lo, mut hi) = (0.0_f64, 40.0_f64);
-    for _ in 0..100 {
-        let mid = 0.5 * (lo + hi);
-        if super::rounds::erfc(mid / std::f64::consts::SQRT_2) > 1.0 - c {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    0.5 * (lo + hi)
+    super::ttest::quantile_two_sided(confidence, 40.0, |z| {
+        super::rounds::erfc(z / std::f64::consts::SQRT_2)
+    })
 }
 
 #[cfg(test)]

@@ -75,16 +75,21 @@ pub fn welch(a: Sample<'_>, b: Sample<'_>) -> Option<WelchTest> {
 /// `t` such that Student's t with `df` degrees of freedom lies within `+-t` with probability
 /// `confidence` (a NaN or out-of-range confidence means 0.95).
 pub(crate) fn student_t_quantile_two_sided(confidence: f64, df: f64) -> f64 {
+    quantile_two_sided(confidence, 1e6, |t| student_t_two_sided(t, df))
+}
+
+/// The `x` in `[0, upper]` whose two-sided tail probability `tail(x)` (falling from 1 to 0) is
+/// `1 - confidence`, by bisection (a NaN or out-of-range confidence means 0.95).
+pub(crate) fn quantile_two_sided(confidence: f64, upper: f64, tail: impl Fn(f64) -> f64) -> f64 {
     let c = if confidence.is_finite() && confidence > 0.0 && confidence < 1.0 {
         confidence
     } else {
         0.95
     };
-    // The two-sided tail beyond t falls from 1 to 0: bisect for 1 - c.
-    let (mut lo, mut hi) = (0.0_f64, 1e6_f64);
+    let (mut lo, mut hi) = (0.0_f64, upper);
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
-        if student_t_two_sided(mid, df) > 1.0 - c {
+        if tail(mid) > 1.0 - c {
             lo = mid;
         } else {
             hi = mid;
