@@ -349,7 +349,7 @@ fn rounds_interleave_the_benchmarks_and_keep_their_samples() {
 /// by the spread of the three runs' figures and says so in the JSON; `--discard-baseline` runs
 /// leave the history as it was.
 fn runs_of_one_build_widen_the_interval_from_the_third() {
-    let history = perfbench::history::History::path(&runner::output_dir(), suite());
+    let history = perfbench::baseline::Store::new(runner::output_dir()).history_path(suite());
     let _ = std::fs::remove_file(&history);
     let wall = |extra: &[&str]| {
         let path = json_path("history");

@@ -136,6 +136,19 @@ impl Store {
         self.dir.join(format!("{suite}.json"))
     }
 
+    /// `<dir>/history/<suite>.json`: the run history ([`crate::history`]).
+    ///
+    /// ```
+    /// use perfbench::baseline::Store;
+    /// use std::path::Path;
+    ///
+    /// let store = Store::new("target/perfbench");
+    /// assert_eq!(store.history_path("quickstart"), Path::new("target/perfbench/history/quickstart.json"));
+    /// ```
+    pub fn history_path(&self, suite: &str) -> PathBuf {
+        self.dir.join("history").join(format!("{suite}.json"))
+    }
+
     /// `<dir>/baselines/<name>/<suite>.json`.
     ///
     /// See [`Store::new`].

@@ -5,7 +5,8 @@
 //! run's figure can sit a few percent above or below the next run's for its whole life while
 //! its own rounds agree. Runs of the same executable can: each counted run (not `--simulate`,
 //! `--paired` or `--profile`, and not with `--discard-baseline`) appends each measured
-//! counter's headline figure to `target/perfbench/history/<suite>.json`, and from the third
+//! counter's headline figure to `target/perfbench/history/<suite>.json`
+//! ([`Store::history_path`](crate::baseline::Store::history_path)), and from the third
 //! run of the same build on, every interval is widened to hold what those runs spread. The
 //! file keeps the last [`KEPT_RUNS`] figures of each counter, and only for the executable that
 //! wrote it: a rebuilt executable (another size, modification time or inode) starts afresh,
@@ -15,7 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_derive::{Deserialize, Serialize};
 
@@ -80,19 +81,6 @@ pub struct History {
 }
 
 impl History {
-    /// `<dir>/history/<suite>.json`.
-    ///
-    /// ```
-    /// use perfbench::history::History;
-    /// use std::path::Path;
-    ///
-    /// assert_eq!(History::path(Path::new("target/perfbench"), "quickstart"),
-    ///            Path::new("target/perfbench/history/quickstart.json"));
-    /// ```
-    pub fn path(dir: &Path, suite: &str) -> PathBuf {
-        dir.join("history").join(format!("{suite}.json"))
-    }
-
     /// An empty history of `build`.
     ///
     /// See [`History::widen`].
@@ -112,7 +100,7 @@ impl History {
     /// use perfbench::history::{Build, History};
     ///
     /// let dir = std::env::temp_dir().join(format!("perfbench-doc-history-{}", std::process::id()));
-    /// let path = History::path(&dir, "suite");
+    /// let path = dir.join("history").join("suite.json");
     /// let build = Build { len: 1, modified_ns: 2, inode: 3 };
     /// assert_eq!(History::load(&path, build), Ok(History::new(build)));
     /// std::fs::create_dir_all(path.parent().unwrap())?;
@@ -273,7 +261,7 @@ mod tests {
     #[test]
     fn another_build_starts_afresh_and_a_round_trip_keeps_everything() {
         let dir = std::env::temp_dir().join(format!("perfbench-history-{}", std::process::id()));
-        let path = History::path(&dir, "s");
+        let path = dir.join("history").join("s.json");
         let mut h = History::new(build());
         h.record(&[bench("s/a", Outcome::Measured, &[("wall-time", 5.0)])]);
         h.save(&path).unwrap();

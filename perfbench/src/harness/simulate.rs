@@ -18,9 +18,10 @@
 //! and drops included, dumped and read back): about [`TARGET_INSTRUCTIONS`] per `n` iterations,
 //! at most [`MAX_ITERATIONS`]. It depends only on the probe's count, so the same binary takes
 //! the same plan every time; the probe's count is read from the dump's last bytes only
-//! ([`Dump::tail_instructions`]), since its header holds the process id. Before each sample the body and the empty body run once each,
-//! collected and then discarded (`ZERO_STATS`), warming the simulated caches, the branch
-//! predictor and the bracket's own code for both, as the wall-clock warm-up does.
+//! ([`Dump::tail_instructions`]), since its header holds the process id. Before each sample the
+//! body and the empty body run once each, collected and then discarded (`ZERO_STATS`), warming
+//! the simulated caches, the branch predictor and the bracket's own code for both, as the
+//! wall-clock warm-up does.
 
 use std::ffi::CString;
 use std::path::PathBuf;

@@ -365,7 +365,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         }
     }
     // The figures of this build's last runs, which widen a counted run's intervals.
-    let history_path = History::path(&output_dir(), suite);
+    let history_path = store.history_path(suite);
     let build = std::env::current_exe().ok().and_then(|e| Build::of(&e));
     let mut history = match (&counting, build) {
         (Counting::Counted(_), Some(build)) => Some(

@@ -6,13 +6,14 @@
 //! `valgrind --tool=callgrind --collect-atstart=no --cache-sim=yes --branch-sim=yes` with the
 //! cache model pinned ([`CACHE_OPTIONS`]: the I1, D1 and LL sizes gungraun and CodSpeed use), as
 //! `setarch <arch> -R` (no address-space randomisation), with an empty environment and without
-//! Valgrind's gdbserver (`--vgdb=no`): all three move counts. Addresses and the environment
-//! move instruction counts; the gdbserver's shared-memory file is named after the process id
-//! and shows in `/proc/self/maps`, which the Rust runtime reads at startup, so a process id
-//! of another length ran other code before the benchmark and left the simulated branch
-//! predictor in another state (a sorting benchmark read one miss more in its first sample). That child (the hidden `--perfbench-simulated DIR`) runs the one
-//! benchmark's function once per round; its sampler turns collection on and off around the
-//! measured code with client requests and dumps each region to a file of its own (see
+//! Valgrind's gdbserver (`--vgdb=no`). Addresses and the environment move instruction counts;
+//! the gdbserver's shared-memory file is named after the process id and shows in
+//! `/proc/self/maps`, which the Rust runtime reads at startup, so a process id of another
+//! length ran other code before the benchmark and left the simulated branch predictor in
+//! another state (a sorting benchmark read one miss more in its first sample).
+//! That child (the hidden `--perfbench-simulated DIR`) runs the one benchmark's function once
+//! per round; its sampler turns collection on and off around the measured code with client
+//! requests and dumps each region to a file of its own (see
 //! [`harness::simulate`](crate::harness::simulate) for the sample's arithmetic). It then writes
 //! what it ran (`result.json`: the outcome, the throughput the body set, and which dump holds
 //! which region) and exits. The driver reads the dumps with

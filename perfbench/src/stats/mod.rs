@@ -216,13 +216,11 @@ pub fn widen_by_runs(e: &mut Estimate, earlier: &[f64]) {
         .filter(|v| v.is_finite() && *v > 0.0)
         .map(f64::ln)
         .collect();
-    if logs.len() < MIN_RUNS_FOR_SPREAD {
+    let Some(s) = Sample::new(&logs).filter(|_| logs.len() >= MIN_RUNS_FOR_SPREAD) else {
         return;
-    }
-    let n = logs.len() as f64;
-    let mean = logs.iter().sum::<f64>() / n;
-    let s = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-    let t = ttest::student_t_quantile_two_sided(e.confidence, n - 1.0);
+    };
+    let s = s.stddev();
+    let t = ttest::student_t_quantile_two_sided(e.confidence, logs.len() as f64 - 1.0);
     e.ci_low = e.ci_low.min(p * (-t * s).exp());
     e.ci_high = e.ci_high.max(p * (t * s).exp());
     e.runs = Some(RunSpread {
