@@ -15,6 +15,12 @@ samples times 1.1. The rule is compare_rounds' for a time counter: the ratio of 
 square of the two runs' spreads pools them. With `Spread::Iqr` this is what `perfbench
 compare` says (bench-compare/pairs.sh's summary.md counts the same pairs).
 
+`BASE_RUNS=1,3,5` (default 1) also replays baselines saved from several runs of one build
+(`--save-baseline` repeated; stats/rounds.rs `compare_runs`): each window of K consecutive
+unchanged runs is a baseline, whose floor is the smallest of its runs' and whose spread is the
+median of theirs; false alarms are counted against every unchanged run outside the window,
+and a slowdown against every slowed run (or every run outside the window times 1.1).
+
 Standard library only.
 """
 
@@ -23,35 +29,46 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from noise_fit import RULES, load, run_figures  # noqa: E402
+from noise_fit import RULES, load, percentile, run_figures  # noqa: E402
 
 THRESHOLD = 0.08
 
 
+def median(values):
+    return percentile(values, 50)
+
+
 def flagged(base, new, rule, scale=1.0):
-    """Whether compare_rounds flags `new` (its samples times `scale`) against `base`, given
-    each as run_figures; +1 regressed, -1 improved, 0 unchanged."""
-    limit = max(THRESHOLD, RULES[rule](base, new))
-    ratio = scale * math.exp(new[0] - base[0])
+    """Whether compare_runs flags `new` (its samples times `scale`) against `base`, given as
+    run_figures: `base` one run's or a list of runs'; +1 regressed, -1 improved, 0
+    unchanged."""
+    runs = base if isinstance(base, list) else [base]
+    pooled = (min(r[0] for r in runs), median([r[1] for r in runs]),
+              median([r[2] for r in runs]))
+    limit = max(THRESHOLD, RULES[rule](pooled, new))
+    ratio = scale * math.exp(new[0] - pooled[0])
     return 1 if ratio > 1 + limit else -1 if ratio < 1 - limit else 0
 
 
-def replay(unchanged, slowed):
-    """{rule: (false alarms, pairs, caught, pairs)} for one benchmark."""
+def replay(unchanged, slowed, k=1):
+    """{rule: (false alarms, pairs, caught, pairs)} for one benchmark, with baselines of `k`
+    consecutive unchanged runs (k = 1: every ordered pair)."""
     u = [run_figures(r) for r in unchanged]
+    s = [run_figures(r) for r in slowed] if slowed else None
     out = {}
     for rule in RULES:
-        alarms = sum(flagged(a, b, rule) != 0 for i, a in enumerate(u) for j, b in enumerate(u)
-                     if i != j)
-        pairs = len(u) * (len(u) - 1)
-        if slowed:
-            s = [run_figures(r) for r in slowed]
-            caught = sum(flagged(a, b, rule) == 1 for a in u for b in s)
-            total = len(u) * len(s)
-        else:
-            caught = sum(flagged(a, b, rule, 1.1) == 1 for i, a in enumerate(u)
-                         for j, b in enumerate(u) if i != j)
-            total = pairs
+        alarms = pairs = caught = total = 0
+        for w in range(len(u) - k + 1):
+            base = u[w:w + k]
+            others = u[:w] + u[w + k:]
+            alarms += sum(flagged(base, b, rule) != 0 for b in others)
+            pairs += len(others)
+            if s is not None:
+                caught += sum(flagged(base, b, rule) == 1 for b in s)
+                total += len(s)
+            else:
+                caught += sum(flagged(base, b, rule, 1.1) == 1 for b in others)
+                total += len(others)
         out[rule] = (alarms, pairs, caught, total)
     return out
 
@@ -59,17 +76,20 @@ def replay(unchanged, slowed):
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    print("| set | benchmark | rule | false alarms | 10% slower caught |")
-    print("| --- | --- | --- | ---: | ---: |")
+    ks = [int(k) for k in os.environ.get("BASE_RUNS", "1").split(",")]
+    print("| set | benchmark | rule | baseline runs | false alarms | 10% slower caught |")
+    print("| --- | --- | --- | ---: | ---: | ---: |")
     for arg in sys.argv[1:]:
         directory, unchanged, *rest = arg.split(":")
         runs = load(directory, unchanged)
         slow_runs = load(directory, rest[0]) if rest else {}
         label = f"{directory} ({unchanged}{' / ' + rest[0] if rest else ', x1.1'})"
         for bench in sorted(runs):
-            for rule, (a, p, c, t) in replay(runs[bench], slow_runs.get(bench)).items():
-                print(f"| {label} | {bench} | {rule} | {a}/{p} ({100 * a / p:.1f}%) | "
-                      f"{c}/{t} ({100 * c / t:.1f}%) |")
+            for k in ks:
+                result = replay(runs[bench], slow_runs.get(bench), k)
+                for rule, (a, p, c, t) in result.items():
+                    print(f"| {label} | {bench} | {rule} | {k} | {a}/{p} ({100 * a / p:.1f}%) | "
+                          f"{c}/{t} ({100 * c / t:.1f}%) |")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,10 @@
 #
 #   bench-compare/verdict.sh                       # RUNS=20, SLOWDOWNS="0 0.05 0.10 0.15 0.25"
 #   RUNS=20 SLOWDOWNS="0 0.25" FLAGS="--quick" bench-compare/verdict.sh
+#   BASE_RUNS=5 bench-compare/verdict.sh          # a baseline saved from 5 runs of the build
+#
+# With BASE_RUNS > 1 the runs are also re-judged by `perfbench compare` against each run of the
+# baseline alone (bench-compare/base_runs.py; kept in $VERDICT_WORK/base_runs.md).
 #
 # The noise of this machine, fitted to simulation.rs's model (perfbench/src/stats/simulation.rs):
 #
@@ -10,7 +14,8 @@
 #       && python3 bench-compare/noise_fit.py /tmp/perfbench-noise/runs
 #
 # One release build of verdict-suite/ (three workloads whose work grows by PERFBENCH_SLOWDOWN),
-# one saved baseline of the unchanged code (`--save-baseline ref`), then for each slowdown RUNS
+# one saved baseline of the unchanged code (`--save-baseline ref`, BASE_RUNS times: a baseline
+# saved again from the same build keeps its earlier runs), then for each slowdown RUNS
 # runs of the same binary compared with that baseline (`--baseline ref`), one after another as
 # in CI. Counted per benchmark: runs whose wall-time was judged regressed, and runs with any
 # counter flagged either way (at slowdown 0 every flag is a false alarm). FLAGS go to every run
@@ -22,8 +27,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 runs=${RUNS:-20}
 slowdowns=${SLOWDOWNS:-"0 0.05 0.10 0.15 0.25"}
 flags=${FLAGS:-}
+base_runs=${BASE_RUNS:-1}
 work=${VERDICT_WORK:-/tmp/perfbench-verdict}
-rm -rf "$work/perfbench" "$work/runs"
+rm -rf "$work/perfbench" "$work/runs" "$work/target/perfbench"
 mkdir -p "$work/runs"
 export CARGO_TARGET_DIR="$work/target" CARGO_TERM_COLOR=never NO_COLOR=1
 
@@ -33,9 +39,11 @@ log "build (release)"
 (cd "$here/verdict-suite" && cargo bench --no-run --quiet)
 bin=$(ls -t "$CARGO_TARGET_DIR"/release/deps/verdict-* | grep -v '\.d$' | head -n 1)
 
-log "baseline: unchanged code, saved as \`ref\`"
-# shellcheck disable=SC2086
-PERFBENCH_SLOWDOWN=0 "$bin" --bench $flags --save-baseline ref --discard-baseline --format terse >/dev/null
+for r in $(seq 1 "$base_runs"); do
+    log "baseline: unchanged code, saved as \`ref\` (run $r of $base_runs)"
+    # shellcheck disable=SC2086
+    PERFBENCH_SLOWDOWN=0 "$bin" --bench $flags --save-baseline ref --discard-baseline --format terse >/dev/null
+done
 
 for s in $slowdowns; do
     for r in $(seq 1 "$runs"); do
@@ -50,7 +58,8 @@ python3 - "$work" "$runs" "$slowdowns" "$flags" <<'PY' | tee "$work/summary.md"
 import json, sys, glob
 work, runs, slowdowns, flags = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
 benches = ["verdict/compute", "verdict/memory", "verdict/sort"]
-print(f"# Verdicts against a saved baseline ({runs} runs per slowdown; flags: `{flags or '(none)'}`)\n")
+base_runs = json.load(open(glob.glob(f"{work}/target/perfbench/baselines/ref/*.json")[0])).get("earlier_runs", [])
+print(f"# Verdicts against a saved baseline of {1 + len(base_runs)} run(s) ({runs} runs per slowdown; flags: `{flags or '(none)'}`)\n")
 print("| slowdown | " + " | ".join(f"{b}: wall-time regressed / any flag" for b in benches) + " |")
 print("| ---: | " + " | ".join("---:" for _ in benches) + " |")
 for s in slowdowns:
@@ -72,3 +81,10 @@ for s in slowdowns:
         cells.append(f"{regressed}/{n} · {flagged}/{n}")
     print(f"| {float(s) * 100:.0f}% | " + " | ".join(cells) + " |")
 PY
+
+if [ "$base_runs" -gt 1 ]; then
+    log "re-judging against each baseline run alone (perfbench compare)"
+    cargo build --release --quiet --manifest-path "$here/../Cargo.toml" -p perfbench --bin perfbench
+    echo
+    python3 "$here/base_runs.py" "$work" "$CARGO_TARGET_DIR/release/perfbench"
+fi

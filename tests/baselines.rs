@@ -264,6 +264,56 @@ fn baselines_save_compare_and_gate() {
         ExitCode::from(1)
     );
 
+    // Saving a baseline again from the same build keeps its runs (`--discard-baseline` leaves
+    // the previous run alone); comparisons pool them, and say how many there are.
+    PAGES.store(4, Ordering::Relaxed);
+    let multi = dir.join("baselines/multi/baselines.json");
+    for n in 1..=3 {
+        assert_eq!(
+            run(&[
+                "baselines/pages",
+                "--save-baseline",
+                "multi",
+                "--discard-baseline"
+            ]),
+            ExitCode::SUCCESS
+        );
+        let saved = read(&multi);
+        assert_eq!(saved.runs(), n);
+        assert!(saved.build.is_some());
+    }
+    let saved = read(&multi);
+    let earlier = saved.earlier_figures("baselines/pages", "page-faults");
+    assert_eq!(earlier.len(), 2);
+    assert!(earlier
+        .iter()
+        .all(|f| f.len() == 10 && f.iter().all(|&x| x >= 4.0)));
+    assert_eq!(
+        run(&["baselines/pages", "--baseline", "multi"]),
+        ExitCode::SUCCESS
+    );
+    let against = read(&latest);
+    assert_eq!(against.baseline.as_ref().map(|b| b.runs), Some(3));
+    assert!(
+        against.earlier_runs.is_empty(),
+        "a run's own report holds one run"
+    );
+    assert_eq!(
+        verdict(&against, "baselines/pages", "page-faults"),
+        Some(Verdict::Unchanged)
+    );
+    PAGES.store(5, Ordering::Relaxed);
+    assert_eq!(
+        run(&[
+            "baselines/pages",
+            "--baseline",
+            "multi",
+            "--fail-on-regression"
+        ]),
+        ExitCode::from(1)
+    );
+    PAGES.store(4, Ordering::Relaxed);
+
     // Several FILTERs select what any of them matches, as libtest; --exact wants whole ids.
     let json = out.join("filters.json");
     let json_arg = json.to_str().unwrap();

@@ -30,44 +30,7 @@ pub const KEPT_RUNS: usize = 10;
 /// The version of the history file's layout.
 pub const HISTORY_VERSION: u32 = 1;
 
-/// Which executable made the figures: the file's size, modification time and inode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Build {
-    /// Its size in bytes.
-    pub len: u64,
-    /// Its modification time, nanoseconds since the Unix epoch.
-    pub modified_ns: u64,
-    /// Its inode number.
-    pub inode: u64,
-}
-
-impl Build {
-    /// The executable at `path`, or `None` where its metadata does not read.
-    ///
-    /// ```
-    /// use perfbench::history::Build;
-    ///
-    /// let me = Build::of(&std::env::current_exe()?).unwrap();
-    /// assert!(me.len > 0);
-    /// assert_eq!(Build::of(&std::env::current_exe()?), Some(me));
-    /// assert_eq!(Build::of("/no/such/file".as_ref()), None);
-    /// # Ok::<(), std::io::Error>(())
-    /// ```
-    pub fn of(path: &Path) -> Option<Build> {
-        use std::os::unix::fs::MetadataExt;
-        let m = std::fs::metadata(path).ok()?;
-        let modified = m
-            .modified()
-            .ok()?
-            .duration_since(std::time::UNIX_EPOCH)
-            .ok()?;
-        Some(Build {
-            len: m.len(),
-            modified_ns: u64::try_from(modified.as_nanos()).unwrap_or(u64::MAX),
-            inode: m.ino(),
-        })
-    }
-}
+pub use crate::model::Build;
 
 /// A suite's recent figures, per benchmark id and counter name, oldest first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

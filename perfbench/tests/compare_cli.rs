@@ -419,6 +419,7 @@ fn a_report_shows_the_comparison_it_recorded() {
         perfbench_version: "0.1.0".into(),
         machine: r.machine.clone(),
         warnings: vec![],
+        runs: 1,
     });
     let change = |ratio: f64, verdict: Verdict| Change {
         baseline: 1000.0,
@@ -554,4 +555,51 @@ fn compare_and_report_write_html_pages() {
         stderr(&o)
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A baseline that holds earlier runs of its build (saved several times) is judged by the
+/// fastest of them: a run 10% slower than it is a regression although it is within the
+/// threshold of the baseline's own (slow) run.
+#[test]
+fn a_baseline_of_several_runs_is_judged_by_its_fastest() {
+    let dir = scratch("runs");
+    let in_rounds = |cost: f64| -> Report {
+        let mut r = report("demo", 1.0);
+        let c = &mut r.benchmarks[0].counters[0];
+        c.per_iteration = (0..30)
+            .map(|i| cost * (1.0 + f64::from(i % 3) / 100.0))
+            .collect();
+        c.rounds = vec![3; 10];
+        r
+    };
+    // The saved run sat 5% slow; an earlier run of the same build did not.
+    let mut base = in_rounds(1050.0);
+    let (one, several, new) = (
+        dir.join("one/demo.json"),
+        dir.join("several/demo.json"),
+        dir.join("new/demo.json"),
+    );
+    write(&one, &base);
+    let mut earlier = perfbench::model::EarlierRun::default();
+    earlier.benchmarks.insert(
+        "json/parse".into(),
+        [("wall-time".to_owned(), vec![1000.0; 10])].into(),
+    );
+    base.earlier_runs = vec![earlier];
+    write(&several, &base);
+    write(&new, &in_rounds(1100.0));
+
+    let o = run(&["compare", s(&one), s(&new), "--fail-on-regression"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let o = run(&["compare", s(&several), s(&new), "--fail-on-regression"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("json/parse  wall-time  1.00 µs -> 1.10 µs  +10.0%"),
+        "{}",
+        stdout(&o)
+    );
+    // The directories too (a baseline as `--save-baseline` leaves it).
+    let o = run(&["compare", s(&dir.join("several")), s(&dir.join("new"))]);
+    assert!(stdout(&o).contains("regressed"), "{}", stdout(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -176,6 +176,42 @@ pub fn counter_change(
     new: &CounterResult,
     settings: &Settings,
 ) -> Result<Change, String> {
+    counter_change_over_runs(base, &[], new, &[], settings)
+}
+
+/// As [`counter_change`], with earlier runs of the same build on either side: each given as
+/// its round figures ([`crate::model::Report::earlier_figures`]), pooled with the side's own
+/// run by [`stats::rounds::compare_runs`] (a side's floor is the fastest of its runs).
+///
+/// ```
+/// use perfbench::compare::{counter_change, counter_change_over_runs, Settings};
+/// use perfbench::stats::Verdict;
+/// # use perfbench::model::{CounterResult, Source};
+/// # fn counter(values: &[f64]) -> CounterResult {
+/// #     CounterResult {
+/// #         name: "wall-time".into(), unit: "ns".into(), source: Source::Clock, multiplexed: false,
+/// #         per_iteration: values.to_vec(), iterations: vec![1000; values.len()],
+/// #         rounds: vec![2; values.len() / 2], overhead: 0.0, estimate: None, change: None,
+/// #     }
+/// # }
+/// // The saved run sat 5% slow in every round; an earlier run of the same build did not.
+/// let base = counter(&[105.0, 107.0, 105.5, 106.0, 105.2, 108.0]);
+/// let earlier = [100.0, 100.4, 100.2];
+/// let new = counter(&[110.0, 111.0, 110.5, 112.0, 110.2, 111.0]); // 10% slower
+/// let settings = Settings::default();
+/// assert_eq!(counter_change(&base, &new, &settings)?.verdict, Verdict::Unchanged);
+/// let pooled = counter_change_over_runs(&base, &[&earlier], &new, &[], &settings)?;
+/// assert_eq!(pooled.baseline, 100.0);
+/// assert_eq!(pooled.verdict, Verdict::Regressed);
+/// # Ok::<(), String>(())
+/// ```
+pub fn counter_change_over_runs<'a>(
+    base: &'a CounterResult,
+    base_earlier: &[&'a [f64]],
+    new: &'a CounterResult,
+    new_earlier: &[&'a [f64]],
+    settings: &Settings,
+) -> Result<Change, String> {
     let finite = |c: &CounterResult| c.per_iteration.iter().any(|x| x.is_finite());
     let simulated = |c: &CounterResult| c.source == Source::Callgrind;
     if simulated(base) != simulated(new) {
@@ -190,9 +226,26 @@ pub fn counter_change(
         Err("no finite sample on one side".to_owned())
     } else {
         let cfg = settings.config_for_counter(new);
-        Ok(stats::compare_rounds(
-            &base.round_values(),
-            &new.round_values(),
+        // Each earlier run's round figures as rounds of one value each.
+        let runs = |own: Vec<&'a [f64]>, earlier: &[&'a [f64]]| -> Vec<Vec<&'a [f64]>> {
+            std::iter::once(own)
+                .chain(
+                    earlier
+                        .iter()
+                        .map(|f| f.iter().map(std::slice::from_ref).collect()),
+                )
+                .collect()
+        };
+        let (b, n) = (
+            runs(base.round_values(), base_earlier),
+            runs(new.round_values(), new_earlier),
+        );
+        fn as_slices<'r>(runs: &'r [Vec<&'r [f64]>]) -> Vec<&'r [&'r [f64]]> {
+            runs.iter().map(Vec::as_slice).collect()
+        }
+        Ok(stats::rounds::compare_runs(
+            &as_slices(&b),
+            &as_slices(&n),
             &cfg,
         ))
     }

@@ -46,6 +46,8 @@
 pub mod file;
 pub mod json;
 
+use std::collections::BTreeMap;
+
 use serde_derive::{Deserialize, Serialize};
 
 use crate::json_fields::{keyed, nullable, Keyed};
@@ -80,6 +82,99 @@ pub struct Report {
     /// What the run was compared with, when it was (each counter's `change` holds the result).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineRef>,
+    /// The benchmark executable that ran, where its metadata read: which runs are of one
+    /// build ([`Report::keep_earlier_runs`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<Build>,
+    /// Earlier runs of the same build, newest first, kept with a saved baseline and the
+    /// previous run (never in a run's own report): each counter's round figures, which a
+    /// comparison with this document pools with its own (see [`EarlierRun`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier_runs: Vec<EarlierRun>,
+}
+
+/// The most runs of one build a baseline keeps: this run and [`KEPT_RUNS`]` - 1` earlier ones.
+pub const KEPT_RUNS: usize = 10;
+
+/// Which executable made a run: the file's size, modification time and inode. Two runs with
+/// the same are runs of one build (the same code); a rebuild changes at least the time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Build {
+    /// Its size in bytes.
+    pub len: u64,
+    /// Its modification time, nanoseconds since the Unix epoch.
+    pub modified_ns: u64,
+    /// Its inode number.
+    pub inode: u64,
+}
+
+impl Build {
+    /// The executable at `path`, or `None` where its metadata does not read.
+    ///
+    /// ```
+    /// use perfbench::model::Build;
+    ///
+    /// let me = Build::of(&std::env::current_exe()?).unwrap();
+    /// assert!(me.len > 0);
+    /// assert_eq!(Build::of(&std::env::current_exe()?), Some(me));
+    /// assert_eq!(Build::of("/no/such/file".as_ref()), None);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn of(path: &std::path::Path) -> Option<Build> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        let modified = m
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        Some(Build {
+            len: m.len(),
+            modified_ns: u64::try_from(modified.as_nanos()).unwrap_or(u64::MAX),
+            inode: m.ino(),
+        })
+    }
+}
+
+/// One earlier run of the same build, as a comparison needs it: per benchmark id and counter
+/// name, the run's round figures (each round's smallest per-iteration value,
+/// [`crate::stats::rounds::round_figures`]), in the order taken.
+///
+/// Why keep them: on a shared machine a run can spend its whole life a few percent slower than
+/// the next (a memory scan here took one of two levels 4.6% apart from run to run), and one
+/// run cannot show that. A baseline saved from several runs of one build has its floor from
+/// the fastest of them, so that a later run is not measured against a slow state of the
+/// baseline ([`crate::stats::rounds::compare_runs`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct EarlierRun {
+    /// Benchmark id -> counter name -> round figures.
+    pub benchmarks: BTreeMap<String, BTreeMap<String, Vec<f64>>>,
+}
+
+impl EarlierRun {
+    /// The round figures of every measured counter of `report`'s own run.
+    pub fn of(report: &Report) -> EarlierRun {
+        let benchmarks = report
+            .benchmarks
+            .iter()
+            .filter(|b| b.outcome == Outcome::Measured)
+            .map(|b| {
+                let counters = b
+                    .counters
+                    .iter()
+                    .map(|c| {
+                        let figures = crate::stats::rounds::round_figures(&c.round_values());
+                        (c.name.clone(), figures)
+                    })
+                    .filter(|(_, f)| !f.is_empty())
+                    .collect();
+                (b.id.clone(), counters)
+            })
+            .collect();
+        EarlierRun { benchmarks }
+    }
 }
 
 /// The reference a run was compared with: a saved baseline or the previous run.
@@ -96,6 +191,15 @@ pub struct BaselineRef {
     /// ([`Machine::differences`]); empty when the machines agree.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// How many runs of one build it holds (its own and its earlier ones,
+    /// [`Report::runs`]).
+    #[serde(default = "one_run")]
+    pub runs: u32,
+}
+
+/// A reference written before it could hold several runs held one.
+fn one_run() -> u32 {
+    1
 }
 
 impl Report {
@@ -118,7 +222,62 @@ impl Report {
             config,
             benchmarks,
             baseline: None,
+            build: None,
+            earlier_runs: Vec::new(),
         }
+    }
+
+    /// How many runs the document holds: its own and its [`earlier_runs`](Report::earlier_runs).
+    pub fn runs(&self) -> usize {
+        1 + self.earlier_runs.len()
+    }
+
+    /// Keeps `older`'s runs with this one's when both are runs of one build of one suite
+    /// (the same [`build`](Report::build), both simulated or both counted): `older`'s own run,
+    /// then its earlier ones, up to [`KEPT_RUNS`] in all. Returns whether it kept them; a
+    /// document of another build, or without one, is left out (another build is other code).
+    ///
+    /// ```
+    /// use perfbench::model::{Build, Config, Machine, Report, KEPT_RUNS};
+    ///
+    /// let run = |build| Report {
+    ///     build: Some(build),
+    ///     ..Report::new("suite", Machine::default(), Config::default(), Vec::new())
+    /// };
+    /// let a = Build { len: 1, modified_ns: 2, inode: 3 };
+    /// let mut saved = run(a);
+    /// for n in 2..=12 {
+    ///     let mut next = run(a);
+    ///     assert!(next.keep_earlier_runs(&saved));
+    ///     assert_eq!(next.runs(), n.min(KEPT_RUNS));
+    ///     saved = next;
+    /// }
+    /// let mut rebuilt = run(Build { modified_ns: 4, ..a });
+    /// assert!(!rebuilt.keep_earlier_runs(&saved));
+    /// assert_eq!(rebuilt.runs(), 1);
+    /// ```
+    pub fn keep_earlier_runs(&mut self, older: &Report) -> bool {
+        let same = self.build.is_some()
+            && self.build == older.build
+            && self.suite == older.suite
+            && self.machine.simulator.is_some() == older.machine.simulator.is_some();
+        if same {
+            let mut runs = vec![EarlierRun::of(older)];
+            runs.extend(older.earlier_runs.iter().cloned());
+            runs.truncate(KEPT_RUNS - 1);
+            self.earlier_runs = runs;
+        }
+        same
+    }
+
+    /// The round figures of counter `counter` of benchmark `bench` in each earlier run that
+    /// has it, newest first.
+    pub fn earlier_figures(&self, bench: &str, counter: &str) -> Vec<&[f64]> {
+        self.earlier_runs
+            .iter()
+            .filter_map(|r| r.benchmarks.get(bench)?.get(counter))
+            .map(Vec::as_slice)
+            .collect()
     }
 
     /// The benchmark with this id.

@@ -540,7 +540,7 @@ fn summary(suite: &Report, color: bool) -> String {
     }
     out.push('\n');
     if let Some(base) = &suite.baseline {
-        out.push_str(&comparison_summary(suite, &base.name, color));
+        out.push_str(&comparison_summary(suite, &base.name, base.runs, color));
         for w in &base.warnings {
             paint(
                 &mut out,
@@ -567,8 +567,9 @@ fn reference_label(name: &str) -> String {
 }
 
 /// `compared with the previous run: 1 regressed (math/fib_20 wall-time +75.1%), 0 improved,
-/// 9 unchanged`.
-fn comparison_summary(suite: &Report, name: &str, color: bool) -> String {
+/// 9 unchanged`; ``compared with baseline `main` (5 runs of one build): ...`` where the
+/// reference holds several runs.
+fn comparison_summary(suite: &Report, name: &str, runs: u32, color: bool) -> String {
     let mut regressed = Vec::new();
     let mut improved = Vec::new();
     let mut unchanged = 0;
@@ -597,7 +598,12 @@ fn comparison_summary(suite: &Report, name: &str, color: bool) -> String {
             format!(" ({})", v.join(", "))
         }
     };
-    let mut out = format!("compared with {}: ", reference_label(name));
+    let runs = if runs > 1 {
+        format!(" ({runs} runs of one build)")
+    } else {
+        String::new()
+    };
+    let mut out = format!("compared with {}{runs}: ", reference_label(name));
     let reg = format!("{} regressed{}", regressed.len(), list(&regressed));
     if regressed.is_empty() {
         out.push_str(&reg);
@@ -792,6 +798,7 @@ mod tests {
             perfbench_version: "0.1.0".into(),
             machine: suite.machine.clone(),
             warnings: vec!["kernel: \"6.1\" vs \"6.2\"".into()],
+            runs: 1,
         });
         let out = render(&suite, plain(Format::Pretty));
         let line = out

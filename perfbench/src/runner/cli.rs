@@ -136,7 +136,8 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     (
         "save-baseline",
         "NAME",
-        "Also keep this run as baseline NAME (target/perfbench/baselines/NAME/)",
+        "Also keep this run as baseline NAME (target/perfbench/baselines/NAME/); from the same \
+         build, added to NAME's runs (up to 10)",
     ),
     (
         "baseline",

@@ -440,7 +440,9 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         name: name.clone(),
         perfbench_version: base.perfbench_version.clone(),
         machine: base.machine.clone(),
+        runs: u32::try_from(base.runs()).unwrap_or(u32::MAX),
     });
+    suite_result.build = build;
     let json = model::json::to_json(&suite_result);
     if args.format == Format::Json {
         println!("{json}");
@@ -463,6 +465,9 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         status = ExitCode::from(2);
     }
     if let Some(name) = &args.save_baseline {
+        // A baseline saved again from the same build keeps the runs it had.
+        let kept = store.baseline(name, suite).ok();
+        let (json, runs) = with_earlier_runs(&suite_result, kept.as_ref(), &json);
         let saved = store.save_baseline(name, suite, &json).and_then(|path| {
             // The executable too, for `--paired NAME`.
             let exe = std::env::current_exe()?;
@@ -471,7 +476,12 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         match saved {
             Ok(path) => {
                 if args.format != Format::Json {
-                    eprintln!("saved baseline `{name}`: {}", path.display());
+                    let runs = if runs > 1 {
+                        format!(" ({runs} runs of this build)")
+                    } else {
+                        String::new()
+                    };
+                    eprintln!("saved baseline `{name}`{runs}: {}", path.display());
                 }
             }
             Err(e) => {
@@ -488,6 +498,19 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
         return ExitCode::from(1);
     }
     status
+}
+
+/// The document to keep for `report` (whose JSON is `json`) and how many runs it holds:
+/// `json` itself, or, where `older` is a run of the same build
+/// ([`Report::keep_earlier_runs`]), the report with `older`'s runs.
+fn with_earlier_runs(report: &Report, older: Option<&Report>, json: &str) -> (String, usize) {
+    if let Some(older) = older {
+        let mut kept = report.clone();
+        if kept.keep_earlier_runs(older) {
+            return (model::json::to_json(&kept), kept.runs());
+        }
+    }
+    (json.to_owned(), 1)
 }
 
 /// Writes the HTML report of a finished run to `target/perfbench/report/` (feature `html`):
@@ -716,7 +739,8 @@ fn add_changes(bench: &mut Benchmark, base: &Report, settings: &crate::compare::
     }
     for c in &mut bench.counters {
         if let Some(o) = old.counter(&c.name) {
-            c.change = crate::compare::counter_change(o, c, settings).ok();
+            let earlier = base.earlier_figures(&bench.id, &c.name);
+            c.change = crate::compare::counter_change_over_runs(o, &earlier, c, &[], settings).ok();
         }
     }
 }

@@ -1152,6 +1152,7 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
         perfbench_version: env!("CARGO_PKG_VERSION").to_owned(),
         machine: suite_result.machine.clone(),
         warnings: Vec::new(),
+        runs: 1,
     });
     let json = model::json::to_json(&suite_result);
     if args.format == Format::Json {

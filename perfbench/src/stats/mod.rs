@@ -14,7 +14,8 @@
 //! - [`regression`]: the slope through the origin for linear sampling, with R².
 //! - [`ttest`]: Welch's t-test, the p-value of [`compare()`].
 //! - [`compare`](mod@compare): change detection with per-counter noise thresholds.
-//! - [`rounds`]: change detection between runs measured in rounds, the runner's default.
+//! - [`rounds`]: change detection between runs measured in rounds, the runner's default, and
+//!   between sides of several runs each (a baseline saved from several runs of one build).
 //!
 //! # Guarantees
 //! - Nothing here panics, whatever the input: empty slices, NaN, infinities, a single value,

@@ -1066,6 +1066,7 @@ pub fn write_run(dir: &Path, reports_dir: &Path, run: SuiteInput<'_>) -> io::Res
 ///     perfbench_version: run.perfbench_version.clone(),
 ///     machine: run.machine.clone(),
 ///     warnings: Vec::new(),
+///     runs: 1,
 /// });
 /// assert_eq!(find_baseline(&store.latest_path("quickstart"), &run), Some(report));
 /// # std::fs::remove_dir_all(&dir)?;

@@ -161,6 +161,7 @@ fn a_compared_run_shows_regressions_then_improvements_then_everything() {
         perfbench_version: "0.1.0".into(),
         machine: r.machine.clone(),
         warnings: vec!["kernel: \"6.1\" vs \"6.2\"".into()],
+        runs: 1,
     });
     with_change(&mut r.benchmarks[1].counters[0], 0.8, Verdict::Improved);
     with_change(&mut r.benchmarks[0].counters[1], 1.5, Verdict::Regressed);
@@ -242,6 +243,7 @@ fn a_report_compared_with_a_saved_baseline_finds_it() {
         perfbench_version: "0.1.0".into(),
         machine: r.machine.clone(),
         warnings: vec![],
+        runs: 1,
     });
     // (Reports hold NaN, which is not equal to itself: compare the JSON.)
     let found = find_baseline(&path, &r).expect("the saved baseline");

@@ -4,8 +4,9 @@
 //! baseline, `target/perfbench/baselines/NAME/`, or `target/perfbench` itself): [`load_side`]
 //! reads either. [`compare`] matches suites by name, benchmarks by id and counters by name,
 //! and judges every counter present on both sides with the library's
-//! [`counter_change`] (the rule a benchmark run applies to each counter, with the same
-//! [`Settings`]). Anything present on one side only is reported as added or removed, never as
+//! [`counter_change_over_runs`] (the rule a benchmark run applies to each counter, with the
+//! same [`Settings`]; a side that holds earlier runs of its build, as a baseline saved several
+//! times does, has them pooled with its own). Anything present on one side only is reported as added or removed, never as
 //! a failure; counters that cannot be compared (different units, a benchmark that panicked on
 //! one side) are reported with the reason. Different machine fingerprints
 //! ([`Machine::differences`](perfbench::model::Machine::differences)) become warnings.
@@ -21,8 +22,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use perfbench::compare::{
-    counter_change, BenchComparison, Comparison, CounterComparison, Figure, Presence, Settings,
-    SuiteComparison, Summary, COMPARISON_SCHEMA_VERSION,
+    counter_change_over_runs, BenchComparison, Comparison, CounterComparison, Figure, Presence,
+    Settings, SuiteComparison, Summary, COMPARISON_SCHEMA_VERSION,
 };
 use perfbench::model::file::{self, LoadError};
 use perfbench::model::{Benchmark, CounterResult, Outcome, Report, Verdict};
@@ -405,7 +406,7 @@ fn compare_suite(base: &Report, new: &Report, settings: &Settings) -> SuiteCompa
         .benchmarks
         .iter()
         .map(|n| match base.bench(&n.id) {
-            Some(b) => compare_bench(b, n, settings),
+            Some(b) => compare_bench((base, b), (new, n), settings),
             None => BenchComparison {
                 id: n.id.clone(),
                 presence: Presence::Added,
@@ -442,7 +443,13 @@ fn unmeasured(b: &Benchmark, side: &str) -> Option<String> {
     }
 }
 
-fn compare_bench(base: &Benchmark, new: &Benchmark, settings: &Settings) -> BenchComparison {
+/// One benchmark, each side given with its report (whose earlier runs of the same build are
+/// pooled with it).
+fn compare_bench(
+    (base_report, base): (&Report, &Benchmark),
+    (new_report, new): (&Report, &Benchmark),
+    settings: &Settings,
+) -> BenchComparison {
     if let Some(reason) = unmeasured(base, "BASE").or_else(|| unmeasured(new, "NEW")) {
         return BenchComparison {
             id: new.id.clone(),
@@ -455,7 +462,11 @@ fn compare_bench(base: &Benchmark, new: &Benchmark, settings: &Settings) -> Benc
         .counters
         .iter()
         .map(|n| match base.counter(&n.name) {
-            Some(b) => compare_counter(b, n, settings),
+            Some(b) => compare_counter(
+                (b, &base_report.earlier_figures(&base.id, &b.name)),
+                (n, &new_report.earlier_figures(&new.id, &n.name)),
+                settings,
+            ),
             None => CounterComparison {
                 name: n.name.clone(),
                 unit: n.unit.clone(),
@@ -496,18 +507,29 @@ fn figure(c: &CounterResult) -> Option<Figure> {
     })
 }
 
+/// One counter, each side with the round figures of its earlier runs of the same build.
 fn compare_counter(
-    base: &CounterResult,
-    new: &CounterResult,
+    (base, base_earlier): (&CounterResult, &[&[f64]]),
+    (new, new_earlier): (&CounterResult, &[&[f64]]),
     settings: &Settings,
 ) -> CounterComparison {
-    let (presence, reason, change) = match counter_change(base, new, settings) {
-        Ok(change) => (Presence::Compared, None, Some(change)),
-        Err(reason) => (Presence::NotComparable, Some(reason), None),
+    let (presence, reason, change) =
+        match counter_change_over_runs(base, base_earlier, new, new_earlier, settings) {
+            Ok(change) => (Presence::Compared, None, Some(change)),
+            Err(reason) => (Presence::NotComparable, Some(reason), None),
+        };
+    // With rounds on both sides the change compares the floors (over each side's runs): show
+    // those.
+    let floor = |c: &CounterResult, earlier: &[&[f64]]| {
+        stats::rounds::floor(&c.round_values()).map(|own| {
+            earlier
+                .iter()
+                .filter(|f| f.len() >= stats::rounds::MIN_ROUNDS)
+                .flat_map(|f| f.iter().copied())
+                .fold(own, f64::min)
+        })
     };
-    // With rounds on both sides the change compares the floors: show those.
-    let floor = |c: &CounterResult| stats::rounds::floor(&c.round_values());
-    let floors = match (floor(base), floor(new)) {
+    let floors = match (floor(base, base_earlier), floor(new, new_earlier)) {
         (Some(b), Some(n)) => Some((b, n)),
         _ => None,
     };
