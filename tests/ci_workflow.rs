@@ -588,6 +588,11 @@ fn scenario(w: &Workflow, d: &mut Downstream) -> Result<(), String> {
         "no ci_demo.json in {}",
         saved.display()
     );
+    // The guide's five runs of one build, kept in the one baseline.
+    let baseline =
+        perfbench::model::json::from_json(&fs::read_to_string(saved.join("ci_demo.json")).unwrap())
+            .unwrap();
+    assert_eq!(baseline.runs(), 5, "the baseline's runs\n{}", job.details());
     let _ = fs::remove_dir_all(d.root.join("cache"));
     copy_dir(&saved, &d.root.join("cache"));
 

@@ -59,7 +59,8 @@ pub use crate::stats::{Change, Estimate, Method, OutlierCounts, Verdict};
 pub const SCHEMA_VERSION: u64 = 1;
 
 /// The JSON report a perfbench benchmark binary writes to `target/perfbench/<suite>.json` (and
-/// `--json PATH`); baselines are the same document. Within one schema version fields may be
+/// `--json PATH`); baselines are the same document, with the earlier runs of their build
+/// ([`Report::earlier_runs`]). Within one schema version fields may be
 /// added but none is removed or changes meaning; readers ignore members they do not know.
 /// Floats are `null` when not finite (JSON has no NaN or infinity).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -815,6 +815,14 @@ mod tests {
             out.contains("warning: baseline `main` ran on another machine: kernel"),
             "{out}"
         );
+        // A baseline of several runs says so.
+        let mut several = suite.clone();
+        several.baseline.as_mut().unwrap().runs = 5;
+        let out = render(&several, plain(Format::Pretty));
+        assert!(
+            out.contains("\ncompared with baseline `main` (5 runs of one build): 1 regressed"),
+            "{out}"
+        );
         // A counter that was 0 (no page faults) regressed: the summary says from where.
         let mut from_zero = suite.clone();
         let zeros = [0.0; 10];

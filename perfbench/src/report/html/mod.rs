@@ -444,9 +444,17 @@ fn suite_section(body: &mut String, r: &Report) {
         let _ = writeln!(body, "<p class=\"facts\">Counters: {sources}</p>");
     }
     if let Some(b) = &r.baseline {
+        let runs = if b.runs > 1 {
+            format!(
+                ", {} runs of one build: its floor is the fastest of them",
+                b.runs
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             body,
-            "<p>Compared with <strong>{}</strong> (perfbench {}).</p>",
+            "<p>Compared with <strong>{}</strong> (perfbench {}{runs}).</p>",
             escape(&b.name),
             escape(&b.perfbench_version)
         );

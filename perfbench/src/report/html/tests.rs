@@ -161,7 +161,7 @@ fn a_compared_run_shows_regressions_then_improvements_then_everything() {
         perfbench_version: "0.1.0".into(),
         machine: r.machine.clone(),
         warnings: vec!["kernel: \"6.1\" vs \"6.2\"".into()],
-        runs: 1,
+        runs: 3,
     });
     with_change(&mut r.benchmarks[1].counters[0], 0.8, Verdict::Improved);
     with_change(&mut r.benchmarks[0].counters[1], 1.5, Verdict::Regressed);
@@ -180,7 +180,10 @@ fn a_compared_run_shows_regressions_then_improvements_then_everything() {
     assert!(at(">Regressed (1)<") < at(">Improved (1)<"));
     assert!(at(">Improved (1)<") < at("<h3>All benchmarks</h3>"));
     assert!(index.contains("+50.0% [+49.0% +51.0%]"));
-    assert!(index.contains("Compared with <strong>main</strong>"));
+    assert!(index.contains(
+        "Compared with <strong>main</strong> (perfbench 0.1.0, 3 runs of one build: its floor is \
+         the fastest of them)."
+    ));
     assert!(index.contains("The machines differ: kernel: &quot;6.1&quot;"));
     // The benchmark page overlays the baseline's samples.
     let fib = page(&site, "fib_20");
