@@ -6,7 +6,7 @@
 //!   (as criterion compares with its previous run). `--discard-baseline` leaves it as it was.
 //! - `baselines/<NAME>/<suite>.json`: a saved baseline (`--save-baseline NAME`), the same
 //!   document. Saved again from the same build (the same executable), it keeps the runs it had,
-//!   up to [`KEPT_RUNS`](crate::model::KEPT_RUNS) in all, as `earlier_runs`
+//!   up to [`BASELINE_RUNS`](crate::model::BASELINE_RUNS) in all, as `earlier_runs`
 //!   ([`Report::keep_earlier_runs`]); from another build it is replaced. `perfbench compare`
 //!   takes the directory.
 //! - `history/<suite>.json`: the figures of the last runs of the current build, which widen

@@ -598,8 +598,30 @@ fn a_baseline_of_several_runs_is_judged_by_its_fastest() {
         "{}",
         stdout(&o)
     );
-    // The directories too (a baseline as `--save-baseline` leaves it).
-    let o = run(&["compare", s(&dir.join("several")), s(&dir.join("new"))]);
-    assert!(stdout(&o).contains("regressed"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("\n  BASE: 2 runs of one build (floor: the fastest), NEW: 1 run\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["compare", s(&one), s(&new)]);
+    assert!(!stdout(&o).contains("BASE:"), "{}", stdout(&o));
+    // The directories too (a baseline as `--save-baseline` leaves it), and the other formats.
+    let (several, new) = (dir.join("several"), dir.join("new"));
+    let o = run(&["compare", s(&several), s(&new), "--format", "markdown"]);
+    assert!(stdout(&o).contains("regression"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("- BASE: 2 runs of one build (floor: the fastest), NEW: 1 run.\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["compare", s(&several), s(&new), "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        (
+            &doc["suites"][0]["base_runs"],
+            &doc["suites"][0]["new_runs"]
+        ),
+        (&serde_json::json!(2), &serde_json::json!(1))
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

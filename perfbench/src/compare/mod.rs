@@ -357,6 +357,12 @@ pub struct SuiteComparison {
     pub presence: Presence,
     /// Its benchmarks: NEW's in NEW's order, then those only BASE has.
     pub benchmarks: Vec<BenchComparison>,
+    /// How many runs of one build BASE's report of the suite holds (more than 1 for a
+    /// baseline saved several times, whose floor is the fastest of them; 0 where the suite
+    /// is in NEW only).
+    pub base_runs: usize,
+    /// The same for NEW (0 where the suite is in BASE only).
+    pub new_runs: usize,
 }
 
 /// How many counters (and benchmarks, for added and removed) ended each way.

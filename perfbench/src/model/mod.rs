@@ -87,15 +87,15 @@ pub struct Report {
     /// build ([`Report::keep_earlier_runs`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<Build>,
-    /// Earlier runs of the same build, newest first, kept with a saved baseline and the
-    /// previous run (never in a run's own report): each counter's round figures, which a
+    /// Earlier runs of the same build, newest first, kept with a saved baseline (never in a
+    /// run's own report or the previous run's): each counter's round figures, which a
     /// comparison with this document pools with its own (see [`EarlierRun`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub earlier_runs: Vec<EarlierRun>,
 }
 
-/// The most runs of one build a baseline keeps: this run and [`KEPT_RUNS`]` - 1` earlier ones.
-pub const KEPT_RUNS: usize = 10;
+/// The most runs of one build a baseline keeps: its own and up to nine earlier ones.
+pub const BASELINE_RUNS: usize = 10;
 
 /// Which executable made a run: the file's size, modification time and inode. Two runs with
 /// the same are runs of one build (the same code); a rebuild changes at least the time.
@@ -235,11 +235,11 @@ impl Report {
 
     /// Keeps `older`'s runs with this one's when both are runs of one build of one suite
     /// (the same [`build`](Report::build), both simulated or both counted): `older`'s own run,
-    /// then its earlier ones, up to [`KEPT_RUNS`] in all. Returns whether it kept them; a
+    /// then its earlier ones, up to [`BASELINE_RUNS`] in all. Returns whether it kept them; a
     /// document of another build, or without one, is left out (another build is other code).
     ///
     /// ```
-    /// use perfbench::model::{Build, Config, Machine, Report, KEPT_RUNS};
+    /// use perfbench::model::{Build, Config, Machine, Report, BASELINE_RUNS};
     ///
     /// let run = |build| Report {
     ///     build: Some(build),
@@ -250,7 +250,7 @@ impl Report {
     /// for n in 2..=12 {
     ///     let mut next = run(a);
     ///     assert!(next.keep_earlier_runs(&saved));
-    ///     assert_eq!(next.runs(), n.min(KEPT_RUNS));
+    ///     assert_eq!(next.runs(), n.min(BASELINE_RUNS));
     ///     saved = next;
     /// }
     /// let mut rebuilt = run(Build { modified_ns: 4, ..a });
@@ -265,7 +265,7 @@ impl Report {
         if same {
             let mut runs = vec![EarlierRun::of(older)];
             runs.extend(older.earlier_runs.iter().cloned());
-            runs.truncate(KEPT_RUNS - 1);
+            runs.truncate(BASELINE_RUNS - 1);
             self.earlier_runs = runs;
         }
         same

@@ -216,6 +216,9 @@ pub fn text(cmp: &Comparison, color: bool) -> String {
             _ => {}
         }
         out.push('\n');
+        if let Some(runs) = runs_note(suite) {
+            let _ = writeln!(out, "  {runs}");
+        }
         for (verdict, code) in [(Verdict::Regressed, RED), (Verdict::Improved, GREEN)] {
             let rows = rows(suite, verdict);
             if rows.is_empty() {
@@ -256,6 +259,24 @@ pub fn text(cmp: &Comparison, color: bool) -> String {
     out.push_str(&summary_line(cmp));
     out.push('\n');
     out
+}
+
+/// `BASE: 5 runs of one build (floor: the fastest), NEW: 1 run` where a side of a compared
+/// suite holds several runs; nothing otherwise.
+fn runs_note(suite: &SuiteComparison) -> Option<String> {
+    let several = suite.base_runs > 1 || suite.new_runs > 1;
+    if suite.presence != Presence::Compared || !several {
+        return None;
+    }
+    let side = |n: usize| match n {
+        1 => "1 run".to_owned(),
+        n => format!("{n} runs of one build (floor: the fastest)"),
+    };
+    Some(format!(
+        "BASE: {}, NEW: {}",
+        side(suite.base_runs),
+        side(suite.new_runs)
+    ))
 }
 
 /// Escapes what Markdown tables and inline code cannot hold as it is.
@@ -340,6 +361,9 @@ pub fn markdown(cmp: &Comparison) -> String {
         } else {
             String::new()
         };
+        if let Some(runs) = runs_note(suite) {
+            notes.push(format!("{prefix}{runs}."));
+        }
         for (presence, label) in [(Presence::Added, "Added"), (Presence::Removed, "Removed")] {
             let ids = ids(suite, presence);
             if !ids.is_empty() {

@@ -257,6 +257,8 @@ pub fn recorded(side: &Side) -> Result<Comparison, CompareError> {
             suite: report.suite.clone(),
             presence: Presence::Compared,
             benchmarks,
+            base_runs: base.runs as usize,
+            new_runs: 1,
         });
     }
     Ok(Comparison {
@@ -385,9 +387,15 @@ fn suite_list(side: &Side) -> String {
 
 /// A suite on one side only: every benchmark added or removed.
 fn one_sided(report: &Report, presence: Presence) -> SuiteComparison {
+    let (base_runs, new_runs) = match presence {
+        Presence::Removed => (report.runs(), 0),
+        _ => (0, report.runs()),
+    };
     SuiteComparison {
         suite: report.suite.clone(),
         presence,
+        base_runs,
+        new_runs,
         benchmarks: report
             .benchmarks
             .iter()
@@ -429,6 +437,8 @@ fn compare_suite(base: &Report, new: &Report, settings: &Settings) -> SuiteCompa
         suite: new.suite.clone(),
         presence: Presence::Compared,
         benchmarks,
+        base_runs: base.runs(),
+        new_runs: new.runs(),
     }
 }
 
