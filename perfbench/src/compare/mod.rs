@@ -226,29 +226,48 @@ pub fn counter_change_over_runs<'a>(
         Err("no finite sample on one side".to_owned())
     } else {
         let cfg = settings.config_for_counter(new);
-        // Each earlier run's round figures as rounds of one value each.
-        let runs = |own: Vec<&'a [f64]>, earlier: &[&'a [f64]]| -> Vec<Vec<&'a [f64]>> {
-            std::iter::once(own)
-                .chain(
-                    earlier
-                        .iter()
-                        .map(|f| f.iter().map(std::slice::from_ref).collect()),
-                )
-                .collect()
-        };
         let (b, n) = (
-            runs(base.round_values(), base_earlier),
-            runs(new.round_values(), new_earlier),
+            counter_runs(base, base_earlier),
+            counter_runs(new, new_earlier),
         );
-        fn as_slices<'r>(runs: &'r [Vec<&'r [f64]>]) -> Vec<&'r [&'r [f64]]> {
-            runs.iter().map(Vec::as_slice).collect()
-        }
         Ok(stats::rounds::compare_runs(
-            &as_slices(&b),
-            &as_slices(&n),
+            &as_runs(&b),
+            &as_runs(&n),
             &cfg,
         ))
     }
+}
+
+/// Counter `c`'s runs as [`stats::rounds::compare_runs`] takes them: its own rounds, then each
+/// earlier run's round figures as rounds of one value each (a round's figure is its smallest
+/// value, so a one-value round keeps it).
+///
+/// ```
+/// use perfbench::compare::counter_runs;
+/// # use perfbench::model::{CounterResult, Source};
+/// # let c = CounterResult {
+/// #     name: "wall-time".into(), unit: "ns".into(), source: Source::Clock, multiplexed: false,
+/// #     per_iteration: vec![10.0, 11.0, 10.5, 12.0], iterations: vec![1000; 4],
+/// #     rounds: vec![2, 2], overhead: 0.0, estimate: None, change: None,
+/// # };
+/// let earlier = [9.5, 9.8];
+/// let runs = counter_runs(&c, &[&earlier]);
+/// assert_eq!(runs[0], c.round_values());
+/// assert_eq!(runs[1], [&[9.5][..], &[9.8][..]]);
+/// ```
+pub fn counter_runs<'a>(c: &'a CounterResult, earlier: &[&'a [f64]]) -> Vec<Vec<&'a [f64]>> {
+    std::iter::once(c.round_values())
+        .chain(
+            earlier
+                .iter()
+                .map(|f| f.iter().map(std::slice::from_ref).collect()),
+        )
+        .collect()
+}
+
+/// [`counter_runs`]' runs as slices.
+pub fn as_runs<'r>(runs: &'r [Vec<&'r [f64]>]) -> Vec<&'r [&'r [f64]]> {
+    runs.iter().map(Vec::as_slice).collect()
 }
 
 /// A counter's source for a person: `simulated (callgrind)` or `counted (rdpmc)`.

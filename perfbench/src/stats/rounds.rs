@@ -143,17 +143,7 @@ pub fn compare_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> C
 pub fn compare_runs(base: &[&[&[f64]]], new: &[&[&[f64]]], cfg: &CompareConfig) -> Change {
     // Each run's round figures, sorted: nothing below depends on the order of the rounds (the
     // bootstrap would) or of the runs.
-    let figures = |runs: &[&[&[f64]]]| -> Vec<Vec<f64>> {
-        runs.iter()
-            .map(|r| {
-                let mut f = round_figures(r);
-                sort_f64(&mut f);
-                f
-            })
-            .filter(|f| f.len() >= MIN_ROUNDS)
-            .collect()
-    };
-    let (base_runs, new_runs) = (figures(base), figures(new));
+    let (base_runs, new_runs) = (run_figures(base), run_figures(new));
     if base_runs.is_empty() || new_runs.is_empty() {
         let samples = CompareConfig {
             threshold: cfg.samples_threshold,
@@ -261,7 +251,7 @@ pub(super) fn step_verdict(step: f64, cfg: &CompareConfig) -> Verdict {
 
 /// The floor of a run given as its rounds: its smallest round figure, when it has at least
 /// [`MIN_ROUNDS`] rounds with a finite value (what [`compare_rounds`] compares); `None`
-/// otherwise.
+/// otherwise. [`floor_of_runs`] with one run.
 ///
 /// ```
 /// use perfbench::stats::rounds::floor;
@@ -270,8 +260,36 @@ pub(super) fn step_verdict(step: f64, cfg: &CompareConfig) -> Verdict {
 /// assert_eq!(floor(&[&[10.5], &[10.2]]), None); // fewer than MIN_ROUNDS
 /// ```
 pub fn floor(rounds: &[&[f64]]) -> Option<f64> {
-    let figures = round_figures(rounds);
-    (figures.len() >= MIN_ROUNDS).then(|| smallest(&figures))
+    floor_of_runs(&[rounds])
+}
+
+/// The floor of a side of several runs, each given as its rounds: the smallest round figure
+/// of the runs with at least [`MIN_ROUNDS`] rounds with a finite value (what [`compare_runs`]
+/// compares); `None` when no run has that many.
+///
+/// ```
+/// use perfbench::stats::rounds::floor_of_runs;
+///
+/// let full: [&[f64]; 3] = [&[10.5, 11.0], &[10.2], &[10.9]];
+/// let short: [&[f64]; 2] = [&[9.0], &[9.5]]; // fewer than MIN_ROUNDS: left out
+/// assert_eq!(floor_of_runs(&[&full[..], &short[..]]), Some(10.2));
+/// assert_eq!(floor_of_runs(&[&short[..]]), None);
+/// ```
+pub fn floor_of_runs(runs: &[&[&[f64]]]) -> Option<f64> {
+    let floors: Vec<f64> = run_figures(runs).iter().map(|f| f[0]).collect();
+    (!floors.is_empty()).then(|| smallest(&floors))
+}
+
+/// Each run's round figures, sorted, for the runs with at least [`MIN_ROUNDS`] of them.
+fn run_figures(runs: &[&[&[f64]]]) -> Vec<Vec<f64>> {
+    runs.iter()
+        .map(|r| {
+            let mut f = round_figures(r);
+            sort_f64(&mut f);
+            f
+        })
+        .filter(|f| f.len() >= MIN_ROUNDS)
+        .collect()
 }
 
 /// The smallest value (infinity for none).

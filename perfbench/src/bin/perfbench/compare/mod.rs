@@ -22,8 +22,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use perfbench::compare::{
-    counter_change_over_runs, BenchComparison, Comparison, CounterComparison, Figure, Presence,
-    Settings, SuiteComparison, Summary, COMPARISON_SCHEMA_VERSION,
+    as_runs, counter_change_over_runs, counter_runs, BenchComparison, Comparison,
+    CounterComparison, Figure, Presence, Settings, SuiteComparison, Summary,
+    COMPARISON_SCHEMA_VERSION,
 };
 use perfbench::model::file::{self, LoadError};
 use perfbench::model::{Benchmark, CounterResult, Outcome, Report, Verdict};
@@ -531,13 +532,7 @@ fn compare_counter(
     // With rounds on both sides the change compares the floors (over each side's runs): show
     // those.
     let floor = |c: &CounterResult, earlier: &[&[f64]]| {
-        stats::rounds::floor(&c.round_values()).map(|own| {
-            earlier
-                .iter()
-                .filter(|f| f.len() >= stats::rounds::MIN_ROUNDS)
-                .flat_map(|f| f.iter().copied())
-                .fold(own, f64::min)
-        })
+        stats::rounds::floor_of_runs(&as_runs(&counter_runs(c, earlier)))
     };
     let floors = match (floor(base, base_earlier), floor(new, new_earlier)) {
         (Some(b), Some(n)) => Some((b, n)),
