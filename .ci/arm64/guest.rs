@@ -361,6 +361,19 @@ mod guest {
             format_args!("{USER_ACCESS} exists and boots as 0 (got {initial:?})"),
         );
 
+        // Diagnosis: `--suite-only=N` runs the suite phase alone, N times (perf_user_access on).
+        if let Some(n) = args.iter().find_map(|a| a.strip_prefix("--suite-only=")) {
+            let n: usize = n.parse().unwrap_or(1);
+            set_user_access(&mut c, 1);
+            if let Some(path) = args.iter().find_map(|a| a.strip_prefix("--suite=")) {
+                for i in 0..n {
+                    println!("\n== suite repeat {i}");
+                    phase_suite(&mut c, path);
+                }
+            }
+            println!("{} passed, {} failed", c.passed, c.failed);
+            return i32::from(c.failed != 0);
+        }
         phase_user_access_off(&mut c, &bits);
         phase_library(&mut c, &pmu, &sysfs, 0, expect_long.as_deref());
         set_user_access(&mut c, 1);
@@ -1736,6 +1749,9 @@ mod guest {
                 captured[1].as_ref().and_then(|v| v.first()),
             ),
         );
+        if whole(&captured[0]).is_none() || whole(&captured[1]).is_none() {
+            println!("captured n per sample: {captured:?}");
+        }
         for (n, v) in [10, 20].iter().zip(&captured) {
             figure(
                 format_args!("suite arm64/captured_{n} instructions"),

@@ -200,6 +200,8 @@ pub struct Group {
     hot: HotPages,
     source: Source,
     fast_fallbacks: u64,
+    /// See [`Group::slow_reads`].
+    slow_reads: u64,
     options: GroupOptions,
 }
 
@@ -369,6 +371,7 @@ impl Group {
             hot: HotPages::none(),
             source: Source::Read,
             fast_fallbacks: 0,
+            slow_reads: 0,
             options: options.clone(),
         };
         if options.fast_path && arch::SOURCE.is_some() && events.iter().all(Event::needs_pmu) {
@@ -472,6 +475,33 @@ impl Group {
     /// ```
     pub fn fast_fallbacks(&self) -> u64 {
         self.fast_fallbacks
+    }
+
+    /// How many reads of a fast-path group ([`Group::read`] or [`Group::read_counts`]) the hot
+    /// path's one straight-line attempt did not serve: the page changed during the attempt
+    /// (the kernel updated it: the group was scheduled in, or its counter overflowed, and the
+    /// read retried), the page showed the group multiplexed (for `read`), or the fast path
+    /// declined ([`Group::fast_fallbacks`]). Always 0 for a group without the fast path.
+    ///
+    /// Such a read runs other code than the hot path between the counter load it keeps and
+    /// its return (a retry runs the whole attempt again after a discarded load), so a bracket
+    /// it begins or ends counts a few more instructions than one read on the hot path: the
+    /// harness leaves a reading with such a read out of its exactness test (see
+    /// [`harness`](crate::harness), exact counts).
+    ///
+    /// ```
+    /// use perfbench::counters::{Group, GroupOptions, Reading};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// let events = parse_list("page-faults", &Sysfs::system())?;
+    /// let mut group = Group::open(&events, &GroupOptions::default())?;
+    /// let mut reading = Reading::with_len(group.len());
+    /// group.read_counts(&mut reading)?; // read(2): software events have no fast path
+    /// assert_eq!(group.slow_reads(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn slow_reads(&self) -> u64 {
+        self.slow_reads
     }
 
     /// The options the group was opened with.
@@ -647,6 +677,7 @@ impl Group {
             self.read_syscall(out)?;
             return Ok(Source::Read);
         };
+        self.slow_reads += 1;
         if out.values.len() == fast.len() {
             if let Some(times) = fast.read(&mut out.values) {
                 out.time_enabled = times.enabled;

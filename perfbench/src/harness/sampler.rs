@@ -45,7 +45,12 @@
 //!    constant: through the samples' own counts with linear sampling (all of them on one line
 //!    exactly), through two more readings at a quarter of `n` with flat sampling (taken only
 //!    when some counter is exact; both must agree; a quarter, so the two cost half a sample). Every sample of the counter then reads that slope,
-//!    `k` itself.
+//!    `k` itself. A reading one of whose bracket reads went off the fast path's hot path
+//!    ([`Group::slow_reads`]: the kernel updated the page during the read, which then ran
+//!    again, counting the discarded attempt) is left out of this test and reads the slope
+//!    too: what it counted more is the reader's code, not the body's (the task scheduled back
+//!    in, or a counter's overflow handled, during a read; under QEMU an overflow is handled
+//!    at the next read of the counter, so every overflow lands in one).
 
 use std::fmt;
 use std::sync::Arc;
@@ -121,6 +126,12 @@ pub struct Meter<'a> {
     sample_start: Vec<(u64, u64)>,
     sample_end: Vec<(u64, u64)>,
     pairs: u64,
+    /// The groups' [`Group::slow_reads`] summed when the sample started (after its times were
+    /// read), against which [`Meter::totals`] sets `irregular`.
+    slow_mark: u64,
+    /// Whether a bracket read of the last sample went off the fast path's hot path (see
+    /// [`Group::slow_reads`]); set by [`Meter::totals`].
+    irregular: bool,
     error: Option<CounterError>,
     /// Under Callgrind (`--simulate`): the bracket turns collection on and off instead of
     /// reading anything.
@@ -161,6 +172,8 @@ impl<'a> Meter<'a> {
             sample_start: vec![(0, 0); groups.len()],
             sample_end: vec![(0, 0); groups.len()],
             pairs: 0,
+            slow_mark: 0,
+            irregular: false,
             error: None,
             simulate: false,
             gate: None,
@@ -212,6 +225,12 @@ impl<'a> Meter<'a> {
         self.acc_ns = 0;
         self.pairs = 0;
         self.read_times(Mark::Start);
+        self.slow_mark = self.slow_reads();
+    }
+
+    /// The groups' [`Group::slow_reads`], summed.
+    fn slow_reads(&self) -> u64 {
+        self.groups.iter().map(Group::slow_reads).sum()
     }
 
     /// Every group's `(time_enabled, time_running)` now, through [`Group::read`] (the fast
@@ -354,9 +373,12 @@ impl<'a> Meter<'a> {
         }
     }
 
-    /// Ends a sample: takes every group's times again (outside any bracket) and returns the
-    /// sample's totals ([`Meter::scaled_totals`]).
+    /// Ends a sample: sets `irregular` (whether a bracket read of the sample went off the hot
+    /// path), takes every group's times again (outside any bracket) and returns the sample's
+    /// totals ([`Meter::scaled_totals`]).
     fn totals(&mut self) -> (Vec<f64>, Vec<bool>) {
+        // Before the times are read: only the brackets' reads count.
+        self.irregular = self.slow_reads() != self.slow_mark;
         self.read_times(Mark::End);
         self.scaled_totals()
     }
@@ -968,11 +990,35 @@ struct PassState {
     calibration: Vec<(u64, Vec<f64>)>,
     /// Each sample's totals and its start/stop pairs.
     totals: Vec<(Vec<f64>, u64)>,
+    /// The indices in `calibration` and in `totals` of the readings a bracket read of which
+    /// went off the fast path's hot path ([`Group::slow_reads`]): left out of the exactness
+    /// test (see the module docs, 7).
+    irregular: Irregular,
     /// Per column: whether its group was multiplexed in any sample.
     multiplexed: Vec<bool>,
-    /// Readings at a second iteration count, for exact counters only: (iterations, the empty
-    /// body's totals, the body's totals, its start/stop pairs). Not samples.
-    probes: Vec<(u64, Vec<f64>, Vec<f64>, u64)>,
+    /// Readings at a second iteration count, for exact counters only. Not samples.
+    probes: Vec<Probe>,
+}
+
+/// The readings of a [`PassState`] left out of its exactness test.
+#[derive(Default)]
+struct Irregular {
+    /// Indices in [`PassState::calibration`].
+    calibration: Vec<usize>,
+    /// Indices in [`PassState::totals`].
+    samples: Vec<usize>,
+}
+
+/// One reading of a flat pass at its second iteration count ([`probe_iterations`]).
+struct Probe {
+    /// Its iteration count.
+    n: u64,
+    /// The empty body's totals, and whether a bracket read went off the hot path.
+    calibration: (Vec<f64>, bool),
+    /// The body's totals, and whether a bracket read went off the hot path.
+    totals: (Vec<f64>, bool),
+    /// The body's start/stop pairs.
+    pairs: u64,
 }
 
 impl PassState {
@@ -980,7 +1026,11 @@ impl PassState {
     fn calibrate(&mut self, meter: &mut Meter<'_>, empty: &mut dyn Body, n: u64) {
         meter.clear();
         empty.run(n, meter);
-        self.calibration.push((n, meter.totals().0));
+        let (t, _) = meter.totals();
+        if meter.irregular {
+            self.irregular.calibration.push(self.calibration.len());
+        }
+        self.calibration.push((n, t));
     }
 
     /// One sample of `n` iterations, after a calibration run of its own.
@@ -995,6 +1045,9 @@ impl PassState {
         for (any, now) in self.multiplexed.iter_mut().zip(mux) {
             *any |= now;
         }
+        if meter.irregular {
+            self.irregular.samples.push(self.totals.len());
+        }
         self.totals.push((t, meter.pairs.max(1)));
     }
 
@@ -1003,22 +1056,29 @@ impl PassState {
     fn probe(&mut self, meter: &mut Meter<'_>, body: &mut dyn Body, empty: &mut dyn Body, n: u64) {
         meter.clear();
         empty.run(n, meter);
-        let (calibration, _) = meter.totals();
+        let calibration = (meter.totals().0, meter.irregular);
         meter.clear();
         body.run(n, meter);
         let (totals, mux) = meter.totals();
         for (any, now) in self.multiplexed.iter_mut().zip(mux) {
             *any |= now;
         }
-        self.probes
-            .push((n, calibration, totals, meter.pairs.max(1)));
+        self.probes.push(Probe {
+            n,
+            calibration,
+            totals: (totals, meter.irregular),
+            pairs: meter.pairs.max(1),
+        });
     }
 
     /// Column `c`'s `(iterations, total - overhead)` at each iteration count of the pass
-    /// (samples and probes) when all its readings are exact: whole numbers, not multiplexed,
-    /// and at each iteration count every calibration run reads the same, and every reading of
-    /// the body too (for a per-pair calibration, every calibration run reads the same). `None`
-    /// otherwise.
+    /// (samples and probes) when all its regular readings are exact: whole numbers, not
+    /// multiplexed, and at each iteration count every regular calibration run reads the same,
+    /// and every regular reading of the body too (for a per-pair calibration, every regular
+    /// calibration run reads the same). A reading is regular when none of its bracket reads
+    /// went off the hot path ([`PassState::irregular`]); a body reading at an iteration count
+    /// no regular calibration run had is left out too. `None` otherwise, or when no reading
+    /// is left.
     fn exact_points(&self, c: usize, per_pair: bool) -> Option<Vec<(u64, f64)>> {
         /// Below 2^53: every such whole number is an exact f64, and so is a difference.
         fn whole(x: f64) -> bool {
@@ -1030,8 +1090,15 @@ impl PassState {
         let calibrations = self
             .calibration
             .iter()
-            .map(|(n, v)| (*n, v.get(c).copied()))
-            .chain(self.probes.iter().map(|p| (p.0, p.1.get(c).copied())));
+            .enumerate()
+            .filter(|(i, _)| !self.irregular.calibration.contains(i))
+            .map(|(_, (n, v))| (*n, v.get(c).copied()))
+            .chain(
+                self.probes
+                    .iter()
+                    .filter(|p| !p.calibration.1)
+                    .map(|p| (p.n, p.calibration.0.get(c).copied())),
+            );
         // (iterations, calibration reading), one per iteration count (per pair: one in all).
         let mut overheads: Vec<(u64, f64)> = Vec::new();
         for (n, v) in calibrations {
@@ -1047,13 +1114,22 @@ impl PassState {
             .totals
             .iter()
             .zip(self.calibration_counts())
-            .map(|((t, pairs), n)| (n, t.get(c).copied(), *pairs))
-            .chain(self.probes.iter().map(|p| (p.0, p.2.get(c).copied(), p.3)));
+            .enumerate()
+            .filter(|(i, _)| !self.irregular.samples.contains(i))
+            .map(|(_, ((t, pairs), n))| (n, t.get(c).copied(), *pairs))
+            .chain(
+                self.probes
+                    .iter()
+                    .filter(|p| !p.totals.1)
+                    .map(|p| (p.n, p.totals.0.get(c).copied(), p.pairs)),
+            );
         let mut points: Vec<(u64, f64)> = Vec::new();
         for (n, t, pairs) in readings {
             let t = t.filter(|t| whole(*t))?;
             let key = if per_pair { 0 } else { n };
-            let o = overheads.iter().find(|o| o.0 == key)?.1;
+            let Some(&(_, o)) = overheads.iter().find(|o| o.0 == key) else {
+                continue;
+            };
             let d = if per_pair {
                 t - o * pairs as f64
             } else {
@@ -1065,7 +1141,7 @@ impl PassState {
                 None => points.push((n, d)),
             }
         }
-        Some(points)
+        (!points.is_empty()).then_some(points)
     }
 
     /// The iteration count of each sample, in order: each sample's own calibration run (the
@@ -1367,9 +1443,12 @@ mod overhead_tests {
         for _ in 0..probes {
             let m = probe_iterations(n[0]);
             let total = bracket(m) + k * m as f64 + c;
-            state
-                .probes
-                .push((m, vec![bracket(m), 7.0], vec![total, 1.0], 1));
+            state.probes.push(Probe {
+                n: m,
+                calibration: (vec![bracket(m), 7.0], false),
+                totals: (vec![total, 1.0], false),
+                pairs: 1,
+            });
         }
         state
     }
@@ -1423,7 +1502,7 @@ mod overhead_tests {
         let calibrated = |state: PassState| state.finish(&flat, false, 2).0[0][0];
         // Probes that disagree.
         let mut state = pass(&flat, 21.0, 3.0, PROBES);
-        state.probes[1].2[0] += 1.0;
+        state.probes[1].totals.0[0] += 1.0;
         assert_eq!(calibrated(state), 21.003);
         // A sample that differs from the others at the same count.
         let mut state = pass(&flat, 21.0, 3.0, PROBES);
@@ -1435,8 +1514,8 @@ mod overhead_tests {
         assert_eq!(calibrated(state), 21.003);
         // Not a whole number (a multiplexed group's scaled count, say), or multiplexed.
         let mut state = pass(&flat, 21.0, 3.0, PROBES);
-        state.probes[0].2[0] += 0.5;
-        state.probes[1].2[0] += 0.5;
+        state.probes[0].totals.0[0] += 0.5;
+        state.probes[1].totals.0[0] += 0.5;
         assert_eq!(calibrated(state), 21.003);
         let mut state = pass(&flat, 21.0, 3.0, PROBES);
         state.multiplexed[0] = true;
@@ -1447,6 +1526,48 @@ mod overhead_tests {
         state.totals[6].0[0] += 1.0;
         let values = state.finish(&linear, false, 2).0;
         assert_ne!(values[0][0], 21.0);
+    }
+
+    #[test]
+    fn readings_whose_brackets_read_off_the_hot_path_are_left_out_of_the_exactness_test() {
+        // A read that retried counts the discarded attempt's instructions: 12 more here.
+        let flat = [1000u64; 10];
+        let exact = |state: PassState| {
+            let values = state.finish(&flat, false, 2).0;
+            values.iter().all(|v| v[0] == 21.0)
+        };
+        // A sample, flagged: every sample (that one too) reads the slope.
+        let mut state = pass(&flat, 21.0, 3.0, PROBES);
+        state.totals[4].0[0] += 12.0;
+        state.irregular.samples.push(4);
+        assert!(exact(state));
+        // The same reading, not flagged: not exact.
+        let mut state = pass(&flat, 21.0, 3.0, PROBES);
+        state.totals[4].0[0] += 12.0;
+        assert!(state.exact_points(0, false).is_none());
+        // A calibration run, and one probe's body and another's calibration.
+        let mut state = pass(&flat, 21.0, 3.0, PROBES);
+        state.calibration[2].1[0] += 12.0;
+        state.irregular.calibration.push(2);
+        state.probes[0].totals.0[0] += 12.0;
+        state.probes[0].totals.1 = true;
+        assert!(exact(state));
+        // Both probes' calibrations flagged: no second iteration count is left, so the
+        // constant shows again.
+        let mut state = pass(&flat, 21.0, 3.0, PROBES);
+        for p in &mut state.probes {
+            p.calibration.0[0] += 12.0;
+            p.calibration.1 = true;
+        }
+        assert_eq!(state.exact_points(0, false).map(|p| p.len()), Some(1));
+        assert!(!exact(state));
+        // Linear sampling: a flagged sample off the line.
+        let linear: Vec<u64> = (1..=10).map(|i| i * 100).collect();
+        let mut state = pass(&linear, 21.0, 3.0, 0);
+        state.totals[6].0[0] += 12.0;
+        state.irregular.samples.push(6);
+        let values = state.finish(&linear, false, 2).0;
+        assert!(values.iter().all(|v| v[0] == 21.0), "{values:?}");
     }
 
     #[test]
