@@ -1770,20 +1770,27 @@ mod guest {
                 let mut sorted = r.per_iteration.clone();
                 sorted.sort_by(f64::total_cmp);
                 let median = sorted.get(sorted.len() / 2).copied();
-                // Thousands of brackets per sample: a read that takes the 32-bit counter's
-                // overflow interrupt retries (see the overflow phase) and moves a sample by a
-                // few instructions, so the median is what must be exactly 0.
+                // Thousands of brackets per sample and per calibration run: now and then a
+                // read sees the kernel update the page and retries, counting tens of
+                // instructions more in that reading (seen in most runs of this rig). The
+                // harness leaves such readings out of its exactness test (`Group::slow_reads`),
+                // so every sample, a retried one too, must read exactly 0.
                 c.check(
                     r.source == Source::Mrs
-                        && median == Some(0.0)
+                        && !r.per_iteration.is_empty()
+                        && r.per_iteration.iter().all(|&v| v == 0.0)
                         && per.is_some_and(|p| p > 0.0 && p.fract() == 0.0),
                     format_args!(
-                        "arm64/batched_empty: median {median:?} instructions per iteration of {} \
-                         samples, bracket {per:?} instructions per iteration (via {})",
+                        "arm64/batched_empty: exactly 0 instructions per iteration in every one \
+                         of {} samples (median {median:?}), bracket {per:?} instructions per \
+                         iteration (via {})",
                         r.per_iteration.len(),
                         r.source
                     ),
                 );
+                if r.per_iteration.iter().any(|&v| v != 0.0) {
+                    println!("batched_empty per sample: {:?}", r.per_iteration);
+                }
                 figure(
                     "suite iter_batched bracket per iteration",
                     format_args!("{per:?}"),

@@ -48,7 +48,8 @@
 //!    `k` itself. A reading one of whose bracket reads went off the fast path's hot path
 //!    ([`Group::slow_reads`]: the kernel updated the page during the read, which then ran
 //!    again, counting the discarded attempt) is left out of this test and reads the slope
-//!    too: what it counted more is the reader's code, not the body's (the task scheduled back
+//!    too (a flat pass whose every sample was left out takes two more readings at `n`): what
+//!    it counted more is the reader's code, not the body's (the task scheduled back
 //!    in, or a counter's overflow handled, during a read; under QEMU an overflow is handled
 //!    at the next read of the counter, so every overflow lands in one).
 
@@ -934,13 +935,18 @@ fn run_pass(
         progress(i + 1);
     }
     // A flat plan has one iteration count: exact counters need a second one (see the module
-    // docs, 7). Two readings, which must agree.
+    // docs, 7). Two readings, which must agree; and two at `n` again when every sample's
+    // reading was left out (a round of one sample whose bracket read retried).
     let flat = iterations.windows(2).all(|w| w[0] == w[1]);
     if let (true, Some(&n)) = (flat, iterations.first()) {
         let per_pair = empty.per_pair();
         if (0..columns).any(|c| state.exact_points(c, per_pair).is_some()) {
-            for _ in 0..PROBES {
-                state.probe(&mut meter, body, empty, probe_iterations(n));
+            let again = state.irregular.samples.len() == state.totals.len();
+            let counts = [probe_iterations(n), n];
+            for &m in &counts[..1 + usize::from(again)] {
+                for _ in 0..PROBES {
+                    state.probe(&mut meter, body, empty, m);
+                }
             }
         }
     }
@@ -1009,7 +1015,8 @@ struct Irregular {
     samples: Vec<usize>,
 }
 
-/// One reading of a flat pass at its second iteration count ([`probe_iterations`]).
+/// One reading of a flat pass for its exactness test, apart from the samples: at its second
+/// iteration count ([`probe_iterations`]), or at its own when every sample was left out.
 struct Probe {
     /// Its iteration count.
     n: u64,
@@ -1077,8 +1084,8 @@ impl PassState {
     /// and every regular reading of the body too (for a per-pair calibration, every regular
     /// calibration run reads the same). A reading is regular when none of its bracket reads
     /// went off the hot path ([`PassState::irregular`]); a body reading at an iteration count
-    /// no regular calibration run had is left out too. `None` otherwise, or when no reading
-    /// is left.
+    /// no regular calibration run had is left out too (so the points may be none). `None`
+    /// otherwise.
     fn exact_points(&self, c: usize, per_pair: bool) -> Option<Vec<(u64, f64)>> {
         /// Below 2^53: every such whole number is an exact f64, and so is a difference.
         fn whole(x: f64) -> bool {
@@ -1141,7 +1148,7 @@ impl PassState {
                 None => points.push((n, d)),
             }
         }
-        (!points.is_empty()).then_some(points)
+        Some(points)
     }
 
     /// The iteration count of each sample, in order: each sample's own calibration run (the
@@ -1561,6 +1568,23 @@ mod overhead_tests {
         }
         assert_eq!(state.exact_points(0, false).map(|p| p.len()), Some(1));
         assert!(!exact(state));
+        // A round of one sample, flagged: the two probes alone are one iteration count, so the
+        // pass takes two more readings at the samples' count.
+        let one = [1000u64];
+        let mut state = pass(&one, 21.0, 3.0, PROBES);
+        state.totals[0].0[0] += 30.0;
+        state.irregular.samples.push(0);
+        assert_eq!(state.exact_points(0, false).map(|p| p.len()), Some(1));
+        let bracket = 62.0 + 3.0 * 1000.0;
+        for _ in 0..PROBES {
+            state.probes.push(Probe {
+                n: 1000,
+                calibration: (vec![bracket, 7.0], false),
+                totals: (vec![bracket + 21.0 * 1000.0 + 3.0, 1.0], false),
+                pairs: 1,
+            });
+        }
+        assert_eq!(state.finish(&one, false, 2).0[0][0], 21.0);
         // Linear sampling: a flagged sample off the line.
         let linear: Vec<u64> = (1..=10).map(|i| i * 100).collect();
         let mut state = pass(&linear, 21.0, 3.0, 0);
