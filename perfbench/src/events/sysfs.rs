@@ -9,7 +9,7 @@
 //! ```
 //!
 //! This module only reads that tree (the root is injectable so tests use fake trees); turning
-//! names into attrs is [`parse`](super::parse), opening them is [`counters`](crate::counters).
+//! names into attrs is [`parse`](super::parse()), opening them is [`counters`](crate::counters).
 //! Nothing here panics on a malformed tree: unreadable or unparsable entries are skipped.
 
 use std::collections::BTreeMap;
