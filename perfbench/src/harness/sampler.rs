@@ -44,14 +44,17 @@
 //!    `delta - overhead` in the iteration count instead, which cancels every per-sample
 //!    constant: through the samples' own counts with linear sampling (all of them on one line
 //!    exactly), through two more readings at a quarter of `n` with flat sampling (taken only
-//!    when some counter is exact; both must agree; a quarter, so the two cost half a sample). Every sample of the counter then reads that slope,
-//!    `k` itself. A reading one of whose bracket reads went off the fast path's hot path
-//!    ([`Group::slow_reads`]: the kernel updated the page during the read, which then ran
-//!    again, counting the discarded attempt) is left out of this test and reads the slope
-//!    too (a flat pass whose every sample was left out takes two more readings at `n`): what
-//!    it counted more is the reader's code, not the body's (the task scheduled back
-//!    in, or a counter's overflow handled, during a read; under QEMU an overflow is handled
-//!    at the next read of the counter, so every overflow lands in one).
+//!    when some counter is exact; both must agree; a quarter, so the two cost half a
+//!    sample). Every sample of the counter then reads that slope, `k` itself.
+//!
+//!    A reading one of whose bracket reads went off the fast path's hot path
+//!    ([`Group::slow_reads`]: the kernel updated the counter's page during the read, which
+//!    then ran again and counted the discarded attempt) is left out of this test, and reads
+//!    the slope too: what it counted more is the reader's code, not the body's. A flat pass
+//!    whose every sample was left out takes two more readings at `n`; without a second count
+//!    (a paired worker takes no probes) such a sample reads the regular samples' common
+//!    value. In the arm64 guest under QEMU such reads are routine in a benchmark of many
+//!    brackets per sample, and every one of them is flagged (see `.ci/arm64/README.md`).
 
 use std::fmt;
 use std::sync::Arc;
@@ -1175,23 +1178,41 @@ impl PassState {
     }
 
     /// Per sample and column, `(total - overhead) / n` (for an exact column, its slope: see the
-    /// module docs, 7); the multiplexing flags; and each column's overhead at the first
-    /// sample's iteration count.
+    /// module docs, 7; for one without a slope, a sample left out of its exactness test reads
+    /// the regular readings' common value at its iteration count); the multiplexing flags; and
+    /// each column's overhead at the first sample's iteration count.
     fn finish(mut self, iterations: &[u64], per_pair: bool, columns: usize) -> PassValues {
         self.multiplexed.resize(columns, false);
         let overhead = Overhead::fit(&self.calibration, columns);
         let slopes: Vec<Option<f64>> = (0..columns)
             .map(|c| self.exact_slope(c, per_pair))
             .collect();
+        // An exact column with no slope (its readings at one iteration count: a paired
+        // worker's, or probes left out): its regular readings' common `total - overhead` at
+        // each count, which a sample left out of the test reads too.
+        let common: Vec<Option<Vec<(u64, f64)>>> = (0..columns)
+            .map(|c| {
+                let left_out = !self.irregular.samples.is_empty();
+                (left_out && slopes[c].is_none())
+                    .then(|| self.exact_points(c, per_pair))
+                    .flatten()
+            })
+            .collect();
         let values = iterations
             .iter()
             .zip(&self.totals)
-            .map(|(&n, (t, pairs))| {
+            .enumerate()
+            .map(|(i, (&n, (t, pairs)))| {
+                let left_out = self.irregular.samples.contains(&i);
                 t.iter()
                     .enumerate()
                     .map(|(c, &x)| {
                         if let Some(k) = slopes[c] {
                             return k;
+                        }
+                        let regular = common[c].as_ref().filter(|_| left_out);
+                        if let Some(&(_, d)) = regular.and_then(|p| p.iter().find(|p| p.0 == n)) {
+                            return d / n as f64;
                         }
                         let o = if per_pair {
                             overhead.at(c, 1) * *pairs as f64
@@ -1585,6 +1606,17 @@ mod overhead_tests {
             });
         }
         assert_eq!(state.finish(&one, false, 2).0[0][0], 21.0);
+        // No second iteration count (a paired worker takes no probes): the flagged sample reads
+        // what the regular ones read, constant included.
+        let mut state = pass(&flat, 21.0, 3.0, 0);
+        state.totals[4].0[0] += 30.0;
+        state.irregular.samples.push(4);
+        let values = state.finish(&flat, false, 2).0;
+        assert!(values.iter().all(|v| v[0] == 21.003), "{values:?}");
+        // Unflagged, the same reading keeps its own value.
+        let mut state = pass(&flat, 21.0, 3.0, 0);
+        state.totals[4].0[0] += 30.0;
+        assert_eq!(state.finish(&flat, false, 2).0[4][0], 21.033);
         // Linear sampling: a flagged sample off the line.
         let linear: Vec<u64> = (1..=10).map(|i| i * 100).collect();
         let mut state = pass(&linear, 21.0, 3.0, 0);
