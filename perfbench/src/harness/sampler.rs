@@ -1163,11 +1163,10 @@ impl PassState {
         self.calibration[first..].iter().map(|(n, _)| *n)
     }
 
-    /// Column `c`'s slope in the iteration count when its readings are exact and lie at two
-    /// or more iteration counts, all on one line exactly: the per-iteration count with every
-    /// per-sample constant cancelled.
-    fn exact_slope(&self, c: usize, per_pair: bool) -> Option<f64> {
-        let points = self.exact_points(c, per_pair)?;
+    /// The slope in the iteration count of a column's exact points ([`PassState::exact_points`])
+    /// when they lie at two or more iteration counts, all on one line exactly: the
+    /// per-iteration count with every per-sample constant cancelled.
+    fn exact_slope(points: &[(u64, f64)]) -> Option<f64> {
         let (&(n0, d0), &(n1, d1)) = (points.first()?, points.get(1)?);
         // Whole numbers below 2^53 (see `exact_points`): exact as i128.
         let (dn, dd) = (i128::from(n1) - i128::from(n0), d1 as i128 - d0 as i128);
@@ -1184,19 +1183,12 @@ impl PassState {
     fn finish(mut self, iterations: &[u64], per_pair: bool, columns: usize) -> PassValues {
         self.multiplexed.resize(columns, false);
         let overhead = Overhead::fit(&self.calibration, columns);
-        let slopes: Vec<Option<f64>> = (0..columns)
-            .map(|c| self.exact_slope(c, per_pair))
+        let points: Vec<Option<Vec<(u64, f64)>>> = (0..columns)
+            .map(|c| self.exact_points(c, per_pair))
             .collect();
-        // An exact column with no slope (its readings at one iteration count: a paired
-        // worker's, or probes left out): its regular readings' common `total - overhead` at
-        // each count, which a sample left out of the test reads too.
-        let common: Vec<Option<Vec<(u64, f64)>>> = (0..columns)
-            .map(|c| {
-                let left_out = !self.irregular.samples.is_empty();
-                (left_out && slopes[c].is_none())
-                    .then(|| self.exact_points(c, per_pair))
-                    .flatten()
-            })
+        let slopes: Vec<Option<f64>> = points
+            .iter()
+            .map(|p| p.as_deref().and_then(Self::exact_slope))
             .collect();
         let values = iterations
             .iter()
@@ -1210,7 +1202,10 @@ impl PassState {
                         if let Some(k) = slopes[c] {
                             return k;
                         }
-                        let regular = common[c].as_ref().filter(|_| left_out);
+                        // An exact column with no slope (its readings at one iteration count: a
+                        // paired worker's, or probes left out): a sample left out of the test
+                        // reads its regular readings' common `total - overhead` at that count.
+                        let regular = points[c].as_ref().filter(|_| left_out);
                         if let Some(&(_, d)) = regular.and_then(|p| p.iter().find(|p| p.0 == n)) {
                             return d / n as f64;
                         }
