@@ -466,6 +466,14 @@ mod guest {
         Ok((s0, s1))
     }
 
+    /// Opens `events` (named `names`) as one `Group` with the default options; a failure is a
+    /// failed check.
+    fn open_group(c: &mut Checks, events: &[Event], names: &[String]) -> Option<Group> {
+        Group::open(events, &GroupOptions::default())
+            .map_err(|e| c.check(false, format_args!("Group::open({names:?}): {e}")))
+            .ok()
+    }
+
     fn parse_all(c: &mut Checks, names: &[String], sysfs: &Sysfs) -> Option<Vec<Event>> {
         let mut out = Vec::new();
         for name in names {
@@ -550,12 +558,8 @@ mod guest {
         let Some(evs) = parse_all(c, &names, sysfs) else {
             return;
         };
-        let mut g = match Group::open(&evs, &GroupOptions::default()) {
-            Ok(g) => g,
-            Err(e) => {
-                c.check(false, format_args!("Group::open({names:?}): {e}"));
-                return;
-            }
+        let Some(mut g) = open_group(c, &evs, &names) else {
+            return;
         };
         c.check(
             g.source() == want,
@@ -1061,12 +1065,8 @@ mod guest {
         let Some(events) = parse_all(c, &names, sysfs) else {
             return;
         };
-        let mut g = match Group::open(&events, &GroupOptions::default()) {
-            Ok(g) => g,
-            Err(e) => {
-                c.check(false, format_args!("Group::open({names:?}): {e}"));
-                return;
-            }
+        let Some(mut g) = open_group(c, &events, &names) else {
+            return;
         };
         let (mut a, mut b) = (Reading::with_len(2), Reading::with_len(2));
         g.reset().expect("reset");
@@ -1159,12 +1159,8 @@ mod guest {
             };
 
             // Group::read_counts, as the harness's bracket does it.
-            let mut g = match Group::open(&events, &GroupOptions::default()) {
-                Ok(g) => g,
-                Err(e) => {
-                    c.check(false, format_args!("Group::open({names:?}): {e}"));
-                    continue;
-                }
+            let Some(mut g) = open_group(c, &events, &names) else {
+                continue;
             };
             let (mut a, mut b) = (Reading::with_len(m), Reading::with_len(m));
             g.reset().expect("reset");
