@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# What the clean downstream build budget (issue 8: at most 0.35x criterion's) would take: clean
+# builds of the three-benchmark downstream crate against two cut-down copies of the library,
+# alternating with criterion-suite's, each in a fresh target directory.
+#
+#   bash bench-compare/build_floor.sh [ROUNDS]      # ROUNDS defaults to 3
+#
+# - `measure`: the measurement layers only (sys, machine, sorting, units, events, counters,
+#   harness) and a `main!()` that runs every registered function through the harness and prints
+#   its raw samples as JSON: what a benchmark build would compile if statistics, verdicts,
+#   baselines and reports ran in a separately installed tool.
+# - `model`: the same plus the data model and the statistics (`model`, `stats`); still no runner,
+#   reports, baselines, history, compare or doctor.
+#
+# The copies are made from this checkout's perfbench/src by deleting modules and a few textual
+# patches; a patch that no longer applies stops the script (the library changed: update it).
+# Neither copy is a product: they measure a floor. Prints each build's wall and CPU seconds,
+# the medians and their ratio to criterion's, and checks that each copy's benchmark binary
+# measures the three benchmarks.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+rounds=${1:-3}
+work=${BC_WORK:-/tmp/bench-compare-floor}
+rm -rf "$work"
+mkdir -p "$work"
+unset CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR
+export CARGO_TERM_COLOR=never
+
+make_copy() { # $1: variant (measure | model)
+    local variant=$1 dir=$work/lib-$1
+    mkdir -p "$dir"
+    cp -r "$here/../perfbench/src" "$dir/src"
+    rm -rf "$dir/src/bin"
+    cat >"$dir/Cargo.toml" <<EOF
+[package]
+name = "perfbench"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+libc = "0.2"
+perf-event-open-sys = "7.1"
+linkme = "0.3"
+perfbench-macros = { path = "$here/../perfbench-macros" }
+serde = { version = "1.0.200", default-features = false, features = ["std"] }
+serde_derive = "1.0.200"
+serde_json = { version = "1.0.120", default-features = false, features = ["std", "float_roundtrip"] }
+
+[features]
+html = []
+profile = []
+criterion = []
+
+[workspace]
+EOF
+    python3 - "$dir/src" "$variant" <<'PY'
+import os, shutil, sys
+src, variant = sys.argv[1], sys.argv[2]
+
+def patch(path, old, new):
+    p = os.path.join(src, path)
+    s = open(p).read()
+    if old not in s:
+        sys.exit(f"build_floor.sh: the patch of {path} no longer applies: {old[:60]!r}")
+    open(p, "w").write(s.replace(old, new, 1))
+
+def drop(*names):
+    for n in names:
+        p = os.path.join(src, n)
+        shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+
+drop("runner", "report", "baseline.rs", "compare", "history.rs", "doctor.rs", "profile", "criterion.rs")
+for m in ["baseline", "compare", "doctor", "history", "report", "runner"]:
+    patch("lib.rs", f"pub mod {m};\n", "")
+patch("lib.rs", '#[cfg(feature = "criterion")]\npub mod criterion;\n', "")
+patch("lib.rs", '#[cfg(feature = "profile")]\npub mod profile;\n', "")
+patch("lib.rs", "$crate::runner::main()", "$crate::floor_main()")
+if variant == "measure":
+    drop("model", "stats", "json_fields.rs")
+    patch("lib.rs", "pub mod model;\n", "")
+    patch("lib.rs", "pub mod stats;\n", "")
+    patch("lib.rs", "mod json_fields;\n", "")
+    patch("lib.rs", "pub use model::Throughput;\n", "pub use harness::entry::Throughput;\n")
+    patch("harness/sampler.rs", "use crate::model::CounterResult;", """
+/// One counter's raw samples.
+#[derive(Debug, Clone, serde_derive::Serialize)]
+pub struct CounterResult {
+    pub name: String,
+    pub unit: String,
+    pub source: crate::counters::Source,
+    pub multiplexed: bool,
+    pub per_iteration: Vec<f64>,
+    pub iterations: Vec<u64>,
+    pub rounds: Vec<u32>,
+    pub overhead: f64,
+    pub estimate: Option<f64>,
+    pub change: Option<f64>,
+}""")
+    patch("harness/sampler.rs",
+          "crate::stats::univariate::Sample::new(&v).map_or(0.0, |s| s.median())",
+          "{ let mut v = v; v.sort_by(f64::total_cmp); v.get(v.len() / 2).copied().unwrap_or(0.0) }")
+    patch("harness/entry.rs", "pub use crate::model::Throughput;", """
+/// Work per iteration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde_derive::Serialize)]
+pub enum Throughput {
+    /// Bytes.
+    Bytes(u64),
+    /// Elements.
+    Elements(u64),
+}""")
+    patch("harness/bencher.rs", "use crate::model::Throughput;", "use crate::harness::entry::Throughput;")
+    result = "sampler::CounterResult"
+else:
+    result = "crate::model::CounterResult"
+
+open(os.path.join(src, "harness/mod.rs"), "a").write(f"""
+/// Every round of one registered function through the harness: its raw samples.
+pub fn measure_raw(e: &'static entry::Entry) -> (String, Vec<{result}>) {{
+    let plan = sampler::Plan {{
+        sample_size: 100,
+        warm_up_ns: 1_000_000_000,
+        measurement_ns: 3_000_000_000,
+        linear: false,
+        rounds: 10,
+    }};
+    let events = [crate::events::Event::wall_time()];
+    let mut s: Option<Box<sampler::Sampler>> = None;
+    for _ in 0..plan.round_count() {{
+        let counters = crate::counters::Counters::open(&events, &Default::default()).unwrap();
+        let next = match s.take() {{
+            Some(mut x) => {{
+                x.next_round(counters);
+                x
+            }}
+            None => Box::new(sampler::Sampler::new(counters, plan.clone())),
+        }};
+        let mut b = bencher::Bencher::measuring(next);
+        let run = e.run;
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&mut b, 0)));
+        s = b.into_sampler();
+        if !matches!(s.as_ref().map(|x| x.round_result()), Some(Ok(true))) {{
+            break;
+        }}
+    }}
+    (e.name.to_owned(), s.and_then(|x| x.into_measured()).unwrap_or_default())
+}}
+""")
+patch("lib.rs", "#![warn(missing_docs)]", "#![allow(dead_code, missing_docs)]")
+open(os.path.join(src, "lib.rs"), "a").write("""
+/// Measures every registered function and prints the raw samples as JSON.
+pub fn floor_main() -> std::process::ExitCode {
+    let out: Vec<_> = harness::entry::registered().into_iter().map(harness::measure_raw).collect();
+    println!("{}", serde_json::to_string(&out).unwrap());
+    std::process::ExitCode::SUCCESS
+}
+""")
+PY
+    local suite=$work/suite-$variant
+    mkdir -p "$suite"
+    cp -r "$here/perfbench-suite/benches" "$suite/"
+    sed -e "s|name = \"perfbench-suite\"|name = \"floor-$variant-suite\"|" \
+        -e "s|perfbench = { path = \"../../perfbench\" }|perfbench = { path = \"$dir\" }|" \
+        "$here/perfbench-suite/Cargo.toml" >"$suite/Cargo.toml"
+    grep -q "path = \"$dir\"" "$suite/Cargo.toml"
+}
+
+dir_of() {
+    case $1 in
+        criterion) echo "$here/criterion-suite" ;;
+        *) echo "$work/suite-$1" ;;
+    esac
+}
+make_copy measure
+make_copy model
+suites=(criterion measure model)
+for s in "${suites[@]}"; do (cd "$(dir_of "$s")" && cargo fetch --quiet); done
+for i in $(seq 1 "$rounds"); do
+    for s in "${suites[@]}"; do
+        t=$work/target-$s
+        rm -rf "$t"
+        (cd "$(dir_of "$s")" && CARGO_TARGET_DIR=$t /usr/bin/time -f '%e %U %S' -o "$work/$s-$i.time" \
+            cargo build --release --benches --quiet)
+        echo "$s round $i: $(cat "$work/$s-$i.time") (wall user sys, s; load $(cut -d' ' -f1 /proc/loadavg))"
+    done
+done
+# Each copy measures: its benchmark binary prints the three benchmarks' raw wall-time samples.
+for s in measure model; do
+    exe=$(find "$work/target-$s/release/deps" -maxdepth 1 -type f -executable -name 'suite-*' | head -1)
+    "$exe" --bench >"$work/$s.json"
+    python3 - "$work/$s.json" "$s" <<'PY'
+import json, sys
+out = json.load(open(sys.argv[1]))
+names = sorted(name for name, _ in out)
+assert names == ["fib_20", "sort_1000", "sum_4096"], names
+for name, counters in out:
+    assert counters and len(counters[0]["per_iteration"]) >= 10, (name, counters)
+print(f"{sys.argv[2]}: measured {', '.join(names)}")
+PY
+done
+python3 - "$work" "$rounds" <<'PY'
+import statistics, sys
+work, rounds = sys.argv[1], int(sys.argv[2])
+def times(s):
+    out = []
+    for i in range(1, rounds + 1):
+        w, u, sy = map(float, open(f"{work}/{s}-{i}.time").read().split())
+        out.append((w, u + sy))
+    return out
+med = {s: (statistics.median(w for w, _ in times(s)), statistics.median(c for _, c in times(s)))
+       for s in ["criterion", "measure", "model"]}
+cw, cc = med["criterion"]
+for s, (w, c) in med.items():
+    print(f"{s:10s} median wall {w:6.1f} s  CPU {c:6.1f} s  wall/criterion {w / cw:.2f}  CPU/criterion {c / cc:.2f}")
+PY
