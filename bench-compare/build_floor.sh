@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the clean downstream build budget (issue 8: at most 0.35x criterion's) would take: clean
-# builds of the three-benchmark downstream crate against two cut-down copies of the library,
+# builds of the three-benchmark downstream crate against three cut-down copies of the library,
 # alternating with criterion-suite's, each in a fresh target directory.
 #
 #   bash bench-compare/build_floor.sh [ROUNDS]      # ROUNDS defaults to 3
@@ -9,12 +9,14 @@
 #   harness) and a `main!()` that runs every registered function through the harness and prints
 #   its raw samples as JSON: what a benchmark build would compile if statistics, verdicts,
 #   baselines and reports ran in a separately installed tool.
-# - `model`: the same plus the data model and the statistics (`model`, `stats`); still no runner,
-#   reports, baselines, history, compare or doctor.
+# - `raw`: `measure` without serde: the raw samples printed as JSON by a few lines of `format!`
+#   (no serde, serde_derive or serde_json in the build; the attribute and linkme keep syn).
+# - `model`: `measure` plus the data model and the statistics (`model`, `stats`); still no
+#   runner, reports, baselines, history, compare or doctor.
 #
 # The copies are made from this checkout's perfbench/src by deleting modules and a few textual
 # patches; a patch that no longer applies stops the script (the library changed: update it).
-# Neither copy is a product: they measure a floor. Prints each build's wall and CPU seconds,
+# No copy is a product: they measure a floor. Prints each build's wall and CPU seconds,
 # the medians and their ratio to criterion's, and checks that each copy's benchmark binary
 # measures the three benchmarks.
 set -euo pipefail
@@ -26,7 +28,7 @@ mkdir -p "$work"
 unset CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR
 export CARGO_TERM_COLOR=never
 
-make_copy() { # $1: variant (measure | model)
+make_copy() { # $1: variant (measure | raw | model)
     local variant=$1 dir=$work/lib-$1
     mkdir -p "$dir"
     cp -r "$here/../perfbench/src" "$dir/src"
@@ -54,6 +56,9 @@ criterion = []
 
 [workspace]
 EOF
+    if [ "$variant" = raw ]; then
+        sed -i '/^serde/d' "$dir/Cargo.toml"
+    fi
     python3 - "$dir/src" "$variant" <<'PY'
 import os, shutil, sys
 src, variant = sys.argv[1], sys.argv[2]
@@ -76,7 +81,7 @@ for m in ["baseline", "compare", "doctor", "history", "report", "runner"]:
 patch("lib.rs", '#[cfg(feature = "criterion")]\npub mod criterion;\n', "")
 patch("lib.rs", '#[cfg(feature = "profile")]\npub mod profile;\n', "")
 patch("lib.rs", "$crate::runner::main()", "$crate::floor_main()")
-if variant == "measure":
+if variant in ("measure", "raw"):
     drop("model", "stats", "json_fields.rs")
     patch("lib.rs", "pub mod model;\n", "")
     patch("lib.rs", "pub mod stats;\n", "")
@@ -111,7 +116,30 @@ pub enum Throughput {
 }""")
     patch("harness/bencher.rs", "use crate::model::Throughput;", "use crate::harness::entry::Throughput;")
     result = "sampler::CounterResult"
+if variant == "raw":
+    for path in ["harness/sampler.rs", "harness/entry.rs"]:
+        patch(path, ", serde_derive::Serialize)]", ")]")
+    patch("counters/mod.rs", "    serde_derive::Serialize,\n    serde_derive::Deserialize,\n", "")
+    patch("counters/mod.rs", '#[serde(rename_all = "lowercase")]\n', "")
+    patch("harness/simulate.rs", "use serde_derive::{Deserialize, Serialize};\n", "")
+    for _ in range(2):
+        patch("harness/simulate.rs", ", Serialize, Deserialize)]", ")]")
+    PRINT = r"""let mut s = String::from("[");
+    for (i, (name, counters)) in out.iter().enumerate() {
+        s.push_str(if i == 0 { "[" } else { ",[" });
+        s.push_str(&format!("{name:?},["));
+        for (j, c) in counters.iter().enumerate() {
+            let values: Vec<String> = c.per_iteration.iter().map(|v| v.to_string()).collect();
+            let sep = if j == 0 { "" } else { "," };
+            s.push_str(&format!("{sep}{{\"name\":{:?},\"per_iteration\":[{}]}}", c.name, values.join(",")));
+        }
+        s.push_str("]]");
+    }
+    s.push(']');
+    println!("{s}");"""
 else:
+    PRINT = 'println!("{}", serde_json::to_string(&out).unwrap());'
+if variant == "model":
     result = "crate::model::CounterResult"
 
 open(os.path.join(src, "harness/mod.rs"), "a").write(f"""
@@ -151,10 +179,10 @@ open(os.path.join(src, "lib.rs"), "a").write("""
 /// Measures every registered function and prints the raw samples as JSON.
 pub fn floor_main() -> std::process::ExitCode {
     let out: Vec<_> = harness::entry::registered().into_iter().map(harness::measure_raw).collect();
-    println!("{}", serde_json::to_string(&out).unwrap());
+    PRINT
     std::process::ExitCode::SUCCESS
 }
-""")
+""".replace("PRINT", PRINT))
 PY
     local suite=$work/suite-$variant
     mkdir -p "$suite"
@@ -172,8 +200,9 @@ dir_of() {
     esac
 }
 make_copy measure
+make_copy raw
 make_copy model
-suites=(criterion measure model)
+suites=(criterion measure raw model)
 for s in "${suites[@]}"; do (cd "$(dir_of "$s")" && cargo fetch --quiet); done
 for i in $(seq 1 "$rounds"); do
     for s in "${suites[@]}"; do
@@ -185,7 +214,7 @@ for i in $(seq 1 "$rounds"); do
     done
 done
 # Each copy measures: its benchmark binary prints the three benchmarks' raw wall-time samples.
-for s in measure model; do
+for s in measure raw model; do
     exe=$(find "$work/target-$s/release/deps" -maxdepth 1 -type f -executable -name 'suite-*' | head -1)
     "$exe" --bench >"$work/$s.json"
     python3 - "$work/$s.json" "$s" <<'PY'
@@ -208,7 +237,7 @@ def times(s):
         out.append((w, u + sy))
     return out
 med = {s: (statistics.median(w for w, _ in times(s)), statistics.median(c for _, c in times(s)))
-       for s in ["criterion", "measure", "model"]}
+       for s in ["criterion", "measure", "raw", "model"]}
 cw, cc = med["criterion"]
 for s, (w, c) in med.items():
     print(f"{s:10s} median wall {w:6.1f} s  CPU {c:6.1f} s  wall/criterion {w / cw:.2f}  CPU/criterion {c / cc:.2f}")
