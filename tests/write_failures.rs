@@ -79,7 +79,12 @@ fn a_run_that_cannot_write_its_files_says_so_exits_2_and_keeps_the_files_before_
     for (path, at_least) in [(&baseline, 1024), (&latest, 1024)] {
         let len = before.get(path).map_or(0, Vec::len);
         // Larger than the limit, so the second run's writes of them fail partway.
-        assert!(len > at_least, "{}: {len} bytes; files: {:?}", path.display(), before.keys());
+        assert!(
+            len > at_least,
+            "{}: {len} bytes; files: {:?}",
+            path.display(),
+            before.keys()
+        );
     }
 
     let second = run(&target, Some(1));
@@ -104,7 +109,12 @@ fn a_run_that_cannot_write_its_files_says_so_exits_2_and_keeps_the_files_before_
         assert!(now.is_some(), "{} removed", path.display());
         let now = now.unwrap();
         if now != bytes {
-            assert!(now.len() <= 1024, "{}: {} bytes written", path.display(), now.len());
+            assert!(
+                now.len() <= 1024,
+                "{}: {} bytes written",
+                path.display(),
+                now.len()
+            );
             if path.extension().is_some_and(|e| e == "json") {
                 let text = std::str::from_utf8(now).expect("UTF-8");
                 assert!(text.trim_end().ends_with('}'), "{}: {text}", path.display());
