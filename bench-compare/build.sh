@@ -15,6 +15,8 @@ rm -rf "$work"
 mkdir -p "$work"
 unset CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR
 export CARGO_TERM_COLOR=never
+# shellcheck source=clean_builds.sh
+source "$here/clean_builds.sh"
 
 # The no-html variant: a copy of perfbench-suite whose dependency turns the default features off.
 nohtml=$work/perfbench-nohtml-suite
@@ -33,28 +35,5 @@ dir_of() {
     esac
 }
 suites=(criterion perfbench perfbench-nohtml)
-for s in "${suites[@]}"; do (cd "$(dir_of "$s")" && cargo fetch --quiet); done
-for i in $(seq 1 "$rounds"); do
-    for s in "${suites[@]}"; do
-        t=$work/target-$s
-        rm -rf "$t"
-        (cd "$(dir_of "$s")" && CARGO_TARGET_DIR=$t /usr/bin/time -f '%e %U %S' -o "$work/$s-$i.time" \
-            cargo build --release --benches --quiet)
-        echo "$s round $i: $(cat "$work/$s-$i.time") (wall user sys, s; load $(cut -d' ' -f1 /proc/loadavg))"
-    done
-done
-python3 - "$work" "$rounds" <<'PY'
-import statistics, sys
-work, rounds = sys.argv[1], int(sys.argv[2])
-def times(s):
-    out = []
-    for i in range(1, rounds + 1):
-        w, u, sy = map(float, open(f"{work}/{s}-{i}.time").read().split())
-        out.append((w, u + sy))
-    return out
-med = {s: (statistics.median(w for w, _ in times(s)), statistics.median(c for _, c in times(s)))
-       for s in ["criterion", "perfbench", "perfbench-nohtml"]}
-cw, cc = med["criterion"]
-for s, (w, c) in med.items():
-    print(f"{s:18s} median wall {w:6.1f} s  CPU {c:6.1f} s  wall/criterion {w / cw:.2f}  CPU/criterion {c / cc:.2f}")
-PY
+clean_builds "$rounds" "${suites[@]}"
+build_medians "$rounds" "${suites[@]}"
