@@ -823,4 +823,144 @@ mod tests {
     fn libtest_flags_are_accepted() {
         assert!(p(&["--nocapture", "--color", "never", "--show-output"]).is_ok());
     }
+
+    /// 30,000 command lines drawn from every option (alone, with `=`, misspelt) and odd values
+    /// (empty, negative, huge, NaN, non-UTF-8, option-like): each parses or is refused with a
+    /// message, never a panic, and what parses holds values in the ranges the parser promises.
+    #[test]
+    fn odd_command_lines_never_panic_and_what_parses_is_in_range() {
+        use std::ffi::OsString;
+        use std::os::unix::ffi::OsStringExt;
+
+        let options = [
+            "exact",
+            "list",
+            "bench",
+            "test",
+            "quick",
+            "ignored",
+            "include-ignored",
+            "counters",
+            "json",
+            "sample-size",
+            "rounds",
+            "warm-up-time",
+            "measurement-time",
+            "save-baseline",
+            "baseline",
+            "baseline-lenient",
+            "discard-baseline",
+            "paired",
+            "null-control",
+            "worker-timeout",
+            "perfbench-worker",
+            "simulate",
+            "profile",
+            "profile-counter",
+            "branch-filter",
+            "profile-frequency",
+            "perfbench-simulated",
+            "fail-on-regression",
+            "noise-threshold",
+            "threshold",
+            "sampling",
+            "format",
+            "output-format",
+            "help",
+            "nocapture",
+            "show-output",
+            "color",
+            "bech",
+            "",
+        ];
+        let values = [
+            "",
+            "0",
+            "1",
+            "2",
+            "-1",
+            "1.5",
+            "1e309",
+            "NaN",
+            "inf",
+            "-0",
+            "86401",
+            "100001",
+            "18446744073709551616",
+            "main",
+            "a/b",
+            "..",
+            "fib",
+            "é",
+            "=",
+            "-",
+            "--",
+            "-h",
+            "--bench",
+            "flat",
+            "linear",
+            "pretty",
+            "json",
+            "bencher",
+            "instructions,cycles",
+            "page-faults=5",
+            "wall-time=-3",
+            "x=",
+            "=5",
+            "never",
+            "any,call",
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let (mut parsed, mut refused) = (0, 0);
+        for _ in 0..30_000 {
+            let mut line = vec![OsString::from("suite")];
+            for _ in 0..next(7) {
+                let v = values[next(values.len())];
+                let o = options[next(options.len())];
+                line.push(match next(6) {
+                    0 | 1 => OsString::from(format!("--{o}")),
+                    2 => OsString::from(format!("--{o}={v}")),
+                    3 => OsString::from(v),
+                    4 => OsString::from_vec(vec![b'-', b'-', 0xff, b'a']),
+                    _ => OsString::from_vec(vec![0xc3, next(256) as u8]),
+                });
+            }
+            match parse("suite", line.clone()) {
+                Ok(a) => {
+                    parsed += 1;
+                    let ctx = format!("{line:?}");
+                    assert!(
+                        a.sample_size.is_none_or(|n| (2..=100_000).contains(&n)),
+                        "{ctx}"
+                    );
+                    assert!(a.rounds.is_none_or(|n| (1..=1000).contains(&n)), "{ctx}");
+                    for t in [a.warm_up_time, a.measurement_time].into_iter().flatten() {
+                        assert!(t.is_finite() && (0.0..=86_400.0).contains(&t), "{ctx}");
+                    }
+                    for name in [&a.save_baseline, &a.paired].into_iter().flatten() {
+                        assert!(crate::baseline::valid_name(name), "{ctx}");
+                    }
+                    if let Some(b) = &a.baseline {
+                        assert!(crate::baseline::valid_name(&b.name), "{ctx}");
+                    }
+                    assert!(!(a.paired.is_some() && a.save_baseline.is_some()), "{ctx}");
+                }
+                Err(e) => {
+                    refused += 1;
+                    assert!(!e.to_string().trim().is_empty(), "{line:?}");
+                }
+            }
+        }
+        // Both outcomes are exercised, not only refusals.
+        assert!(
+            parsed > 1000 && refused > 1000,
+            "{parsed} parsed, {refused} refused"
+        );
+    }
 }
