@@ -14,6 +14,8 @@
 //! environment error (an unreadable or invalid report among them).
 
 mod bmf;
+#[cfg(test)]
+mod cli_tests;
 mod compare;
 mod comparison;
 #[cfg(feature = "html")]
@@ -234,9 +236,15 @@ fn unknown_subcommand(name: &str) -> Usage {
     ))
 }
 
+/// The command line the tool was started with.
 fn parse_cli() -> Result<Cmd, Usage> {
+    parse_args(std::env::args_os().skip(1))
+}
+
+/// `args`: the command line without the program name.
+fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Cmd, Usage> {
     use lexopt::prelude::*;
-    let mut p = lexopt::Parser::from_env();
+    let mut p = lexopt::Parser::from_args(args);
     let sub = match p.next().map_err(lexopt_error)? {
         // Like clap's `arg_required_else_help`: the help text, on stderr, is the error.
         None => return Err(Usage(HELP.trim_end().to_owned())),
