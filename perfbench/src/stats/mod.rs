@@ -30,7 +30,7 @@ pub mod kde;
 pub mod outliers;
 pub mod paired;
 pub mod regression;
-mod rng;
+pub(crate) mod rng;
 pub mod rounds;
 #[cfg(test)]
 mod simulation;
