@@ -1,8 +1,8 @@
 //! A run whose files cannot be written, as on a full disk: the bench binary (the paired fixture,
 //! a real `perfbench::main!()` suite) runs with a file size limit of 1 KiB (`ulimit -f 1`, with
-//! `SIGXFSZ` ignored), so every write of a report, the run history, the HTML pages, a baseline
-//! and its executable copy fails partway with `EFBIG`, the error a write gets when the disk
-//! fills. The run must say what it could not write, exit 2, and leave every file it could not
+//! `SIGXFSZ` ignored), so every write larger than that (the reports, the HTML pages, a baseline
+//! and its executable copy; not the small run history) fails partway with `EFBIG`, the error a
+//! write gets when the disk fills. The run must say what it could not write, exit 2, and leave every file it could not
 //! write as the run before left it, byte for byte, with no temporary file behind.
 
 use std::collections::BTreeMap;
@@ -11,9 +11,14 @@ use std::process::{Command, Output};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_paired-fixture");
 
+/// The file size limit of the second run, in KiB (`ulimit -f` counts 1024-byte blocks).
+const LIMIT_KIB: usize = 1;
+/// The same in bytes.
+const LIMIT: usize = LIMIT_KIB * 1024;
+
 /// Runs the fixture's `spin` benchmark with a short plan, saving baseline `main`, in `target`;
-/// with `limit_kib`, under that file size limit.
-fn run(target: &Path, limit_kib: Option<u32>) -> Output {
+/// with `limited`, under the file size limit [`LIMIT_KIB`].
+fn run(target: &Path, limited: bool) -> Output {
     let args = [
         "--bench",
         "spin",
@@ -26,17 +31,18 @@ fn run(target: &Path, limit_kib: Option<u32>) -> Output {
         "--save-baseline",
         "main",
     ];
-    let mut cmd = match limit_kib {
+    let mut cmd = if limited {
         // An ignored SIGXFSZ stays ignored across exec: writes past the limit fail with EFBIG
         // instead of killing the process.
-        Some(kib) => {
-            let mut c = Command::new("sh");
-            c.arg("-c")
-                .arg(format!("trap '' XFSZ; ulimit -f {kib}; exec \"$0\" \"$@\""))
-                .arg(FIXTURE);
-            c
-        }
-        None => Command::new(FIXTURE),
+        let mut c = Command::new("sh");
+        c.arg("-c")
+            .arg(format!(
+                "trap '' XFSZ; ulimit -f {LIMIT_KIB}; exec \"$0\" \"$@\""
+            ))
+            .arg(FIXTURE);
+        c
+    } else {
+        Command::new(FIXTURE)
     };
     cmd.args(args)
         .env("CARGO_TARGET_DIR", target)
@@ -69,25 +75,25 @@ fn a_run_that_cannot_write_its_files_says_so_exits_2_and_keeps_the_files_before_
     let _ = std::fs::remove_dir_all(&dir);
     let target = dir.join("target");
 
-    let first = run(&target, None);
+    let first = run(&target, false);
     let stderr = String::from_utf8_lossy(&first.stderr);
     assert_eq!(first.status.code(), Some(0), "{stderr}");
     let out = target.join("perfbench");
     let before = files(&out);
     let baseline = PathBuf::from("baselines/main/paired-fixture.json");
     let latest = PathBuf::from("paired-fixture.json");
-    for (path, at_least) in [(&baseline, 1024), (&latest, 1024)] {
+    for path in [&baseline, &latest] {
         let len = before.get(path).map_or(0, Vec::len);
         // Larger than the limit, so the second run's writes of them fail partway.
         assert!(
-            len > at_least,
+            len > LIMIT,
             "{}: {len} bytes; files: {:?}",
             path.display(),
             before.keys()
         );
     }
 
-    let second = run(&target, Some(1));
+    let second = run(&target, true);
     let stderr = String::from_utf8_lossy(&second.stderr);
     assert_eq!(second.status.code(), Some(2), "{stderr}");
     for said in [
@@ -110,7 +116,7 @@ fn a_run_that_cannot_write_its_files_says_so_exits_2_and_keeps_the_files_before_
         let now = now.unwrap();
         if now != bytes {
             assert!(
-                now.len() <= 1024,
+                now.len() <= LIMIT,
                 "{}: {} bytes written",
                 path.display(),
                 now.len()
