@@ -13,8 +13,6 @@ rounds=${1:-3}
 work=${BC_WORK:-/tmp/bench-compare-build}
 rm -rf "$work"
 mkdir -p "$work"
-unset CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR
-export CARGO_TERM_COLOR=never
 # shellcheck source=clean_builds.sh
 source "$here/clean_builds.sh"
 

@@ -1,6 +1,11 @@
 # Sourced by build.sh and build_floor.sh: alternating clean release builds of downstream crates
 # and the medians of their times. The caller sets `work` (a scratch directory) and defines
 # `dir_of SUITE` (the suite's crate directory). Downloads are fetched first and not timed.
+# Sourcing it clears a target directory set in the environment (each build picks its own) and
+# turns cargo's colours off.
+
+unset CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR
+export CARGO_TERM_COLOR=never
 
 # clean_builds ROUNDS SUITE...: ROUNDS rounds of `cargo build --release --benches`, one suite
 # after the other, each in a fresh target directory ($work/target-SUITE); the times go to
