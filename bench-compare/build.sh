@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Clean downstream build time only (issue 8's budget; issue 11's "measure both"): alternating
-# clean `cargo build --release --benches` of criterion-suite, perfbench-suite (default features,
-# with the HTML report) and the same suite with `default-features = false` (no `html`), each
-# in a fresh target directory, ROUNDS times. Downloads are fetched first and not timed.
+# clean `cargo build --release --benches` of criterion-suite, perfbench-suite (perfbench's
+# default features: the lean build, whose runs the `perfbench` tool analyses) and the same suite
+# with `features = ["html"]` (the analysis and the HTML report in the benchmark binary), each in
+# a fresh target directory, ROUNDS times. Downloads are fetched first and not timed. Then each
+# perfbench build's benchmark binary is run (the lean one with this checkout's tool) and must
+# measure the three benchmarks.
 #
 #   bash bench-compare/build.sh [ROUNDS]      # ROUNDS defaults to 3
 #
@@ -16,22 +19,31 @@ mkdir -p "$work"
 # shellcheck source=clean_builds.sh
 source "$here/clean_builds.sh"
 
-# The no-html variant: a copy of perfbench-suite whose dependency turns the default features off.
-nohtml=$work/perfbench-nohtml-suite
-mkdir -p "$nohtml"
-cp -r "$here/perfbench-suite/benches" "$nohtml/"
-sed -e 's|name = "perfbench-suite"|name = "perfbench-nohtml-suite"|' \
-    -e "s|perfbench = { path = \"../../perfbench\" }|perfbench = { path = \"$here/../perfbench\", default-features = false }|" \
-    "$here/perfbench-suite/Cargo.toml" >"$nohtml/Cargo.toml"
-grep -q 'default-features = false' "$nohtml/Cargo.toml"
+# The full variant: a copy of perfbench-suite whose dependency enables `html` (and `analysis`).
+full=$work/perfbench-full-suite
+mkdir -p "$full"
+cp -r "$here/perfbench-suite/benches" "$full/"
+sed -e 's|name = "perfbench-suite"|name = "perfbench-full-suite"|' \
+    -e "s|perfbench = { path = \"../../perfbench\" }|perfbench = { path = \"$here/../perfbench\", features = [\"html\"] }|" \
+    "$here/perfbench-suite/Cargo.toml" >"$full/Cargo.toml"
+grep -q 'features = \["html"\]' "$full/Cargo.toml"
 
 dir_of() {
     case $1 in
         criterion) echo "$here/criterion-suite" ;;
         perfbench) echo "$here/perfbench-suite" ;;
-        perfbench-nohtml) echo "$nohtml" ;;
+        perfbench-full) echo "$full" ;;
     esac
 }
-suites=(criterion perfbench perfbench-nohtml)
+suites=(criterion perfbench perfbench-full)
 clean_builds "$rounds" "${suites[@]}"
+# Both perfbench builds measure: the lean one through this checkout's tool.
+(cd "$here/.." && CARGO_TARGET_DIR="$work/tool-target" cargo build --release --quiet -p perfbench --bin perfbench --features html)
+for s in perfbench perfbench-full; do
+    exe=$(find "$work/target-$s/release/deps" -maxdepth 1 -type f -executable -name 'suite-*' | head -1)
+    out=$(cd "$work" && CARGO_TARGET_DIR="$work/reports-$s" PERFBENCH_TOOL="$work/tool-target/release/perfbench" \
+        "$exe" --bench --quick --rounds 2 --sample-size 10 2>&1)
+    grep -q '3 benchmarks: 3 measured' <<<"$out" || { echo "$s: the benchmark binary did not measure:"; echo "$out"; exit 1; }
+    echo "$s: measured fib_20, sum_4096, sort_1000"
+done
 build_medians "$rounds" "${suites[@]}"

@@ -36,6 +36,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+// The tool and `PATH` only: the rest is for the tests that share their crate's builds.
+#[allow(dead_code)]
+mod throwaway;
+
 const WORKSPACE: &str = env!("CARGO_MANIFEST_DIR");
 const BASELINE: &str = "baseline";
 const PULL_REQUEST: &str = "pull-request";
@@ -325,35 +329,6 @@ fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// Builds the `perfbench` tool in this test's profile and returns its directory, for `PATH`.
-/// (`CARGO_BIN_EXE_perfbench` exists only in the `perfbench` package's own tests.)
-fn perfbench_tool() -> PathBuf {
-    // This test runs as target/<profile dir>/deps/ci_workflow-HASH.
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(Path::parent).unwrap();
-    let dir_name = profile_dir.file_name().unwrap().to_str().unwrap();
-    let profile = if dir_name == "debug" { "dev" } else { dir_name };
-    let out = cargo()
-        .current_dir(WORKSPACE)
-        .env("CARGO_TARGET_DIR", target_dir())
-        .args(["build", "--quiet", "-p", "perfbench", "--bin", "perfbench"])
-        .args(["--profile", profile])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "building the perfbench tool failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dir = target_dir().join(dir_name);
-    assert!(
-        dir.join("perfbench").is_file(),
-        "no {}/perfbench",
-        dir.display()
-    );
-    dir
-}
-
 const MAIN_ROUNDS: u64 = 10_000;
 const BRANCH_ROUNDS: u64 = 5 * MAIN_ROUNDS;
 
@@ -427,9 +402,7 @@ impl Downstream {
         .unwrap();
         // `target/perfbench` of the steps is where the bench binary writes: $CARGO_TARGET_DIR.
         std::os::unix::fs::symlink(target, dir.join("target")).unwrap();
-        let mut path = std::ffi::OsString::from(tool_dir);
-        path.push(":");
-        path.push(std::env::var_os("PATH").unwrap_or_default());
+        let path = throwaway::path_with(tool_dir);
         let nice = Command::new("nice")
             .args(["-n", "-20", "true"])
             .output()
@@ -678,7 +651,7 @@ fn the_ci_guide_gates_a_pull_request_on_a_regression() {
         .unwrap();
 
     let started = Instant::now();
-    let tool = perfbench_tool();
+    let tool = throwaway::perfbench_tool_dir();
     eprintln!("perfbench tool: {:.1} s", started.elapsed().as_secs_f64());
 
     let mut d = Downstream::create(&tool, &shared);

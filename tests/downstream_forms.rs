@@ -29,7 +29,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 mod throwaway;
-use throwaway::{serial, show, workspace_target, write_if_changed};
+use throwaway::{path_with, perfbench_tool_dir, serial, show, workspace_target, write_if_changed};
 
 use perfbench::model::json::from_json;
 use perfbench::model::{Outcome, Report, Throughput};
@@ -290,6 +290,9 @@ fn parts(id: &str) -> (&str, &str, Option<&str>) {
 struct Downstream {
     dir: PathBuf,
     target: PathBuf,
+    /// `PATH` with this checkout's `perfbench` tool first: the crate's lean bench binary hands
+    /// its runs to it.
+    path: std::ffi::OsString,
     _lock: perfbench::baseline::SuiteLock,
 }
 
@@ -327,6 +330,7 @@ fn downstream() -> &'static Downstream {
         let d = Downstream {
             dir,
             target: root.join("target"),
+            path: path_with(&perfbench_tool_dir()),
             _lock: lock,
         };
         let started = Instant::now();
@@ -349,6 +353,7 @@ impl Downstream {
         Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
             .args(args)
             .current_dir(&self.dir)
+            .env("PATH", &self.path)
             .env("CARGO_TARGET_DIR", &self.target)
             .env("CARGO_TERM_COLOR", "never")
             .env("CARGO_NET_OFFLINE", "true")

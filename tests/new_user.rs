@@ -3,6 +3,9 @@
 //! README (the code blocks after the `<!-- new-user: ... -->` comments, so README and this test
 //! cannot drift apart), depending on this checkout's `perfbench` by path; then the commands of
 //! README's `<!-- new-user: commands -->` block, each run here exactly as written there:
+//! - `cargo install perfbench --features html`: not run; this checkout's tool, built with those
+//!   features in the test's profile, is first on `PATH` for every later command instead (the
+//!   crate's lean bench binary hands its runs to it);
 //! - `-- sum`: a FILTER; the terminal shows the filtered benchmarks and no other, exit 0;
 //! - `-- --list`: exactly the ids, exit 0;
 //! - `-- --save-baseline main`: exit 0, the JSON report `target/perfbench/quickstart.json` and the
@@ -34,7 +37,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 mod throwaway;
-use throwaway::{serial, show, workspace_target, write_if_changed};
+use throwaway::{path_with, perfbench_tool_dir, serial, show, workspace_target, write_if_changed};
 
 use perfbench::model::json::from_json;
 use perfbench::model::{Outcome, Report, Verdict};
@@ -45,7 +48,9 @@ const SUITE: &str = "quickstart";
 /// README's dependency line, replaced by a path to this checkout.
 const DEPENDENCY: &str = "perfbench = \"0.1\"";
 
-/// README's commands, in its order; the test runs each exactly as written.
+/// README's commands, in its order; the test runs each exactly as written, but the first: the
+/// tool's installation is this checkout's tool on `PATH` instead (built with the same features).
+const INSTALL: &str = "cargo install perfbench --features html";
 const FILTER_RUN: &str = "cargo bench --bench quickstart -- sum";
 const LIST: &str = "cargo bench --bench quickstart -- --list";
 const SAVE: &str = "cargo bench --bench quickstart -- --save-baseline main";
@@ -137,6 +142,8 @@ fn bench_source(slow: bool) -> String {
 /// of this one (runs must not share the machine's cores, nor the suite's reports).
 struct NewUser {
     dir: PathBuf,
+    /// `PATH` with this checkout's `perfbench` tool first ([`INSTALL`]).
+    path: std::ffi::OsString,
     /// `nice -n -20` is allowed here.
     nice: bool,
     _lock: perfbench::baseline::SuiteLock,
@@ -195,6 +202,7 @@ fn new_user() -> &'static NewUser {
         }
         let d = NewUser {
             dir,
+            path: path_with(&perfbench_tool_dir()),
             nice,
             _lock: lock,
         };
@@ -232,6 +240,7 @@ impl NewUser {
         let out = c
             .args(&words[1..])
             .current_dir(&self.dir)
+            .env("PATH", &self.path)
             .env("CARGO_TARGET_DIR", self.dir.join("target"))
             .env("CARGO_TERM_COLOR", "never")
             .env("CARGO_NET_OFFLINE", "true")
@@ -323,7 +332,7 @@ fn verdict(report: &Report, id: &str, counter: &str) -> Option<Verdict> {
 fn readme_commands_are_the_ones_this_test_runs() {
     assert_eq!(
         readme_commands(),
-        [FILTER_RUN, LIST, SAVE, GATE, SMOKE],
+        [INSTALL, FILTER_RUN, LIST, SAVE, GATE, SMOKE],
         "README's `<!-- new-user: commands -->` block and tests/new_user.rs differ: change both"
     );
 }

@@ -99,22 +99,7 @@ impl fmt::Display for BaselineError {
 
 impl std::error::Error for BaselineError {}
 
-/// Whether `name` can be a baseline's directory name.
-///
-/// ```
-/// use perfbench::baseline::valid_name;
-///
-/// assert!(valid_name("main") && valid_name("v1.2_rc-1"));
-/// assert!(!valid_name("..") && !valid_name("a/b") && !valid_name(""));
-/// ```
-pub fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name != "."
-        && name != ".."
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-}
+pub use crate::options::valid_name;
 
 impl Store {
     /// The store in `dir` (usually `target/perfbench`).

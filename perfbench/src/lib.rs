@@ -73,6 +73,21 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Features: who analyses
+//!
+//! By default (the lean build) a benchmark binary compiles the measurement layers only and
+//! hands each measured benchmark's raw samples to the installed `perfbench` tool (`cargo install
+//! perfbench --features html`), which computes the statistics, compares, prints and writes the
+//! reports ([`runner::stream`]): a clean benchmark build compiles no statistics, serde or report
+//! code. `--list` and `--test` need no tool.
+//!
+//! - `analysis`: the analysis in the benchmark binary itself (no tool needed): the modules
+//!   marked "(`analysis`)" below, `--paired`, `--simulate`, `--test --json`, and the `perfbench`
+//!   tool's own code.
+//! - `html` (with `analysis`): the HTML report.
+//! - `profile` (with `analysis`): `--profile`, sampling into perf.data files.
+//! - `criterion`: perfbench counters as criterion 0.8 measurements.
+//!
 //! Guides: `docs/counters.md` (enabling counters: `perf_event_paranoid`, `perf_user_access`,
 //! the x86 `rdpmc` setting, containers, VMs, hybrid CPUs), `docs/reading-results.md` and
 //! `docs/ci.md` in the repository.
@@ -84,21 +99,26 @@
 //! - [`events`]: perf-style event names <-> `perf_event_attr`, sysfs PMUs.
 //! - [`machine`]: facts about this machine, and why `perf_event_open` refused an event.
 //! - [`counters`]: counter groups, the user-page reader, the fallback chain.
-//! - [`doctor`]: what this machine can count, and why not (`perfbench doctor`).
+//! - `doctor` (`analysis`): what this machine can count, and why not (`perfbench doctor`).
 //! - `profile` (feature `profile`): sampling the measured region, perf.data files.
 //! - [`units`]: values scaled for people (`1.23 µs`, `45.2 K`), for notes and reports.
-//! - [`stats`]: estimates, intervals, outliers and change detection.
-//! - [`model`]: the data model of a run, which is also the JSON report.
-//! - [`harness`]: registration, the [`Bencher`] and the measuring engine.
-//! - [`compare`]: how one counter changed between two runs, and the thresholds that judge it.
-//! - [`baseline`]: saved baselines and the previous run on disk, locked and written atomically.
-//! - [`history`]: the figures of the last runs of one build, which widen its intervals.
-//! - [`report`]: what results look like: terminal, libtest lines, HTML (feature `html`, on by
-//!   default).
-//! - [`runner`]: the benchmark binary behind [`main!`] (command line, runs, files).
+//! - `stats` (`analysis`): estimates, intervals, outliers and change detection.
+//! - `model` (`analysis`): the data model of a run, which is also the JSON report.
+//! - [`options`]: values of the command line several layers share (thresholds, names, format).
+//! - [`harness`]: registration, the [`Bencher`], the measuring engine and its raw samples.
+//! - `compare` (`analysis`): how one counter changed between two runs, and its thresholds.
+//! - `baseline` (`analysis`): saved baselines and the previous run on disk, locked and written
+//!   atomically.
+//! - `history` (`analysis`): the figures of the last runs of one build, which widen its
+//!   intervals.
+//! - `report` (`analysis`): what results look like: terminal, libtest lines, HTML (feature
+//!   `html`).
+//! - [`runner`]: the benchmark binary behind [`main!`] (command line, runs, files; the lean
+//!   binary's client of the tool).
 //! - `criterion` (feature `criterion`): perfbench counters as criterion 0.8 measurements.
 //!
-//! Each module imports only from those above it in this list, so data flows one way:
+//! Each module imports only from those above it in this list (the `harness` below the data model
+//! it does not know: it produces raw samples, which `model` converts), so data flows one way:
 //! registration -> measure -> analyse -> compare -> report.
 //!
 //! What only the `perfbench` tool does (`perfbench compare` of whole runs with its text,
@@ -106,23 +126,32 @@
 //! (`src/bin/perfbench/`), built on this library: a benchmark build never compiles it.
 #![warn(missing_docs)]
 
+#[cfg(feature = "analysis")]
 pub mod baseline;
+#[cfg(feature = "analysis")]
 pub mod compare;
 pub mod counters;
 #[cfg(feature = "criterion")]
 pub mod criterion;
+#[cfg(feature = "analysis")]
 pub mod doctor;
 pub mod events;
 pub mod harness;
+#[cfg(feature = "analysis")]
 pub mod history;
+#[cfg(feature = "analysis")]
 mod json_fields;
 pub mod machine;
+#[cfg(feature = "analysis")]
 pub mod model;
+pub mod options;
 #[cfg(feature = "profile")]
 pub mod profile;
+#[cfg(feature = "analysis")]
 pub mod report;
 pub mod runner;
 mod sorting;
+#[cfg(feature = "analysis")]
 pub mod stats;
 pub mod sys;
 pub mod units;
@@ -138,8 +167,8 @@ pub mod __private {
 
 pub use counters::{Counters, Source};
 pub use events::Event;
+pub use harness::entry::Throughput;
 pub use harness::{BatchSize, Bencher};
-pub use model::Throughput;
 pub use perfbench_macros::perfbench;
 pub use std::hint::black_box;
 

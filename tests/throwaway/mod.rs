@@ -1,7 +1,8 @@
 //! What the tests that build a throwaway downstream crate share (`tests/new_user.rs`,
-//! `tests/downstream_forms.rs`): the workspace's target directory, where their crates live;
-//! writes that keep cargo's fingerprints fresh; one test at a time within a test process; and
-//! a command's output for a failure message.
+//! `tests/downstream_forms.rs`, `tests/ci_workflow.rs`): the workspace's target directory, where
+//! their crates live; the `perfbench` tool their lean bench binaries hand their runs to; writes
+//! that keep cargo's fingerprints fresh; one test at a time within a test process; and a
+//! command's output for a failure message.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,47 @@ pub fn workspace_target() -> PathBuf {
         .parent()
         .unwrap()
         .to_path_buf()
+}
+
+/// Builds this checkout's `perfbench` tool (with `html`, as README's `cargo install perfbench
+/// --features html` does) in the running test's profile and returns its directory, for `PATH`.
+/// (`CARGO_BIN_EXE_perfbench` exists only in the `perfbench` package's own tests.)
+pub fn perfbench_tool_dir() -> PathBuf {
+    // The test runs as target/<profile dir>/deps/<test>-HASH.
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(Path::parent).unwrap();
+    let dir_name = profile_dir.file_name().unwrap().to_str().unwrap();
+    let profile = if dir_name == "debug" { "dev" } else { dir_name };
+    let workspace = env!("CARGO_MANIFEST_DIR");
+    let out =
+        std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .current_dir(workspace)
+            .env("CARGO_TARGET_DIR", workspace_target())
+            .env("CARGO_TERM_COLOR", "never")
+            .args(["build", "--quiet", "-p", "perfbench", "--bin", "perfbench"])
+            .args(["--features", "html", "--profile", profile])
+            .output()
+            .unwrap();
+    assert!(
+        out.status.success(),
+        "building the perfbench tool failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = workspace_target().join(dir_name);
+    assert!(
+        dir.join("perfbench").is_file(),
+        "no {}/perfbench",
+        dir.display()
+    );
+    dir
+}
+
+/// `PATH` with `dir` first.
+pub fn path_with(dir: &Path) -> std::ffi::OsString {
+    let mut path = std::ffi::OsString::from(dir);
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
+    path
 }
 
 /// Writes `contents` to `path` unless it already holds them (an unchanged mtime keeps cargo's

@@ -18,23 +18,7 @@ use serde_derive::Serialize;
 use crate::model::{Change, CounterResult, Source, Verdict};
 use crate::stats::{self, CompareConfig};
 
-/// Thresholds of a comparison: `--noise-threshold PCT` and `--threshold COUNTER=PCT`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Settings {
-    /// The relative change below which nothing is flagged, for every counter (0.05 for 5%)
-    /// except those of the environment ([`stats::CounterKind::Environment`]: context switches
-    /// and migrations count the neighbours, not the code, and stay unflagged unless named in
-    /// `thresholds`); `None`: each counter's default: with rounds
-    /// ([`stats::CounterKind::threshold`]) 0.5% for exact counts, 8% for time and cycles, 10%
-    /// for misses; for reports without rounds ([`stats::CounterKind::samples_threshold`]) 0.5%,
-    /// 25% for time, 10% for cycles and misses.
-    pub noise_threshold: Option<f64>,
-    /// Per-counter thresholds by counter name, which win over `noise_threshold`. The last
-    /// entry for a name wins. A threshold given either way is the whole rule for its counter:
-    /// the one-count-per-iteration step of exact counters ([`CompareConfig::min_step`]) no
-    /// longer applies.
-    pub thresholds: Vec<(String, f64)>,
-}
+pub use crate::options::{parse_percent, parse_threshold, Settings};
 
 impl Settings {
     /// The comparison settings for the counter `name`.
@@ -101,46 +85,6 @@ impl Settings {
             cfg.min_step = f64::INFINITY;
         }
         cfg
-    }
-}
-
-/// Parses a percentage as the command line gives it (`5`, `5%`, `0.5`) into a fraction.
-///
-/// ```
-/// use perfbench::compare::parse_percent;
-///
-/// assert_eq!(parse_percent("5"), Ok(0.05));
-/// assert_eq!(parse_percent("5%"), Ok(0.05));
-/// assert_eq!(parse_percent("0.5"), Ok(0.005));
-/// assert!(parse_percent("five").is_err());
-/// ```
-pub fn parse_percent(text: &str) -> Result<f64, String> {
-    let t = text.trim();
-    let t = t.strip_suffix('%').unwrap_or(t);
-    match t.parse::<f64>() {
-        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p / 100.0),
-        _ => Err(format!(
-            "`{text}` is not a percentage (a number >= 0, like 5 or 2.5%)"
-        )),
-    }
-}
-
-/// Parses `COUNTER=PCT` (`--threshold wall-time=10`).
-///
-/// ```
-/// use perfbench::compare::parse_threshold;
-///
-/// assert_eq!(parse_threshold("wall-time=10"), Ok(("wall-time".to_string(), 0.10)));
-/// assert!(parse_threshold("wall-time").is_err());
-/// ```
-pub fn parse_threshold(text: &str) -> Result<(String, f64), String> {
-    match text.split_once('=') {
-        Some((name, pct)) if !name.trim().is_empty() => {
-            Ok((name.trim().to_owned(), parse_percent(pct)?))
-        }
-        _ => Err(format!(
-            "`{text}` is not COUNTER=PCT (for example wall-time=10)"
-        )),
     }
 }
 

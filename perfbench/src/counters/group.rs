@@ -572,6 +572,7 @@ impl Group {
     }
 
     /// The members' descriptors (for the doctor's fast-path diagnosis).
+    #[cfg(feature = "analysis")]
     pub(crate) fn fds_for_doctor(&self) -> &[EventFd] {
         &self.fds
     }

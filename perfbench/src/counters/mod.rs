@@ -16,20 +16,13 @@ use std::fmt;
 
 /// How a counter's values reach perfbench. In JSON: `"rdpmc"`, `"mrs"`, `"read"`, `"clock"`,
 /// `"callgrind"`.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde_derive::Serialize,
-    serde_derive::Deserialize,
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "analysis",
+    derive(serde_derive::Serialize, serde_derive::Deserialize),
+    serde(rename_all = "lowercase")
 )]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-#[serde(rename_all = "lowercase")]
 pub enum Source {
     /// x86 `rdpmc` through the event's user page.
     Rdpmc,

@@ -7,9 +7,9 @@
 
 use std::hint::black_box;
 
+use super::entry::Throughput;
 use super::sampler::{Body, Brackets, Sampler};
 use super::simulate::SimBracket;
-use crate::model::Throughput;
 
 /// Drives the code under measurement. A benchmark that takes `&mut Bencher` calls one of its
 /// `iter*` methods exactly once.

@@ -4,7 +4,22 @@
 //! The attribute macro generates these items; users never write them by hand.
 
 use super::Bencher;
-pub use crate::model::Throughput;
+
+/// Work done per iteration, for throughput figures (`throughput = bytes(N) | elements(N)`).
+/// In JSON: `{"bytes": N}` or `{"elements": N}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "analysis",
+    derive(serde_derive::Serialize, serde_derive::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub enum Throughput {
+    /// Bytes processed per iteration.
+    Bytes(u64),
+    /// Elements processed per iteration.
+    Elements(u64),
+}
 
 /// The options given in `#[perfbench(...)]`; `None` means "the run's default".
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,11 +1,12 @@
 //! The benchmark harness: registration ([`entry`]), the [`Bencher`] a benchmark drives, the
-//! measuring engine ([`sampler`]) and pinning to one core type ([`affinity`]). It produces the
-//! [`model`](crate::model) types; the [`runner`](crate::runner) drives it and hands the results
-//! to the reports.
+//! measuring engine ([`sampler`]) and pinning to one core type ([`affinity`]). It produces raw
+//! samples ([`raw`]), which the analysis layers (feature `analysis`) turn into the report's
+//! types; the [`runner`](crate::runner) drives it and hands the results on.
 
 pub mod affinity;
 pub mod bencher;
 pub mod entry;
+pub mod raw;
 pub mod sampler;
 pub mod simulate;
 

@@ -59,9 +59,9 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::raw::RawCounter;
 use super::simulate::Simulation;
 use crate::counters::{callgrind, wall_time_ns, CounterError, Counters, Group, Reading, Source};
-use crate::model::CounterResult;
 use crate::sys::{EventFd, Scope};
 
 /// Sampling settings for one benchmark.
@@ -81,6 +81,7 @@ pub struct Plan {
 
 impl Plan {
     /// The plan of a simulated sampler, whose samples are not planned by time.
+    #[cfg(feature = "analysis")]
     fn simulated() -> Plan {
         Plan {
             sample_size: 2,
@@ -518,7 +519,7 @@ pub struct Progress {
 
 /// What a measured benchmark produced, counters in the order requested (estimates not yet
 /// computed).
-pub(crate) type Measured = Vec<CounterResult>;
+pub(crate) type Measured = Vec<RawCounter>;
 
 /// Runs the plan for one benchmark, one round at a time: the runner gives the sampler to a
 /// [`Bencher`](super::Bencher) for each round (moving it to the next round in between), and
@@ -586,6 +587,7 @@ impl Sampler {
 
     /// A sampler under Callgrind: one simulated sample per round, its dumps written to
     /// `simulation`'s directory; the counters and the plan's times are not used.
+    #[cfg(feature = "analysis")]
     pub(crate) fn simulated(simulation: Simulation) -> Sampler {
         Sampler {
             simulation: Some(simulation),
@@ -594,12 +596,14 @@ impl Sampler {
     }
 
     /// The simulated measurement so far, under Callgrind.
+    #[cfg(feature = "analysis")]
     pub(crate) fn simulation(&self) -> Option<&Simulation> {
         self.simulation.as_ref()
     }
 
     /// A worker's sampler: warms up for the plan's warm-up time, then samples when `remote`
     /// says ([`Command`]); the plan's sample size, measurement time and rounds are not used.
+    #[cfg(feature = "analysis")]
     pub(crate) fn remote(counters: Counters, plan: Plan, remote: Box<dyn Remote>) -> Sampler {
         Sampler {
             remote: Some(remote),
@@ -744,7 +748,7 @@ impl Sampler {
             .copied()
             .collect();
         let round = self.round;
-        let mut out: Vec<CounterResult> = Vec::new();
+        let mut out: Vec<RawCounter> = Vec::new();
         for (index, pass) in passes.iter().enumerate() {
             let mut report = |sample: usize| {
                 if let Some(f) = self.on_progress.as_mut() {
@@ -888,11 +892,11 @@ fn results(
     columns: Vec<(String, &'static str, Source)>,
     (values, multiplexed, overheads): PassValues,
     iterations: &[u64],
-) -> Vec<CounterResult> {
+) -> Vec<RawCounter> {
     columns
         .into_iter()
         .enumerate()
-        .map(|(c, (name, unit, source))| CounterResult {
+        .map(|(c, (name, unit, source))| RawCounter {
             name,
             unit: unit.to_owned(),
             source,
@@ -901,8 +905,6 @@ fn results(
             iterations: iterations.to_vec(),
             rounds: Vec::new(),
             overhead: overheads[c],
-            estimate: None,
-            change: None,
         })
         .collect()
 }
@@ -1261,8 +1263,16 @@ impl Overhead {
 }
 
 /// The median of the calibration readings; 0 when there are none (or none is finite).
-fn median(v: Vec<f64>) -> f64 {
-    crate::stats::univariate::Sample::new(&v).map_or(0.0, |s| s.median())
+/// (The statistics' median, `stats::univariate::Percentiles::median`, which a lean build does
+/// not compile: the two middle values' midpoint, as `lo + (hi - lo) / 2` like it.)
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() || !v.iter().all(|x| x.is_finite()) {
+        return 0.0;
+    }
+    crate::sorting::sort_f64(&mut v);
+    let n = v.len();
+    let (lo, hi) = (v[(n - 1) / 2], v[n / 2]);
+    (lo + (hi - lo) * 0.5).clamp(lo, hi)
 }
 
 /// The first round's warm-up, which also times the body for the plan: the whole warm-up time

@@ -26,8 +26,6 @@
 use std::ffi::CString;
 use std::path::PathBuf;
 
-use serde_derive::{Deserialize, Serialize};
-
 use super::sampler::{Body, Brackets, Meter};
 use crate::counters::callgrind::{self, Dump};
 
@@ -70,7 +68,11 @@ impl Brackets for SimBracket {
 }
 
 /// One collected region: which dump holds it, and what ran in it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "analysis",
+    derive(serde_derive::Serialize, serde_derive::Deserialize)
+)]
 pub struct Region {
     /// The dump's number: its trigger is `perfbench-<dump>` and its file `cg.out.<dump>`.
     pub dump: u32,
@@ -81,7 +83,11 @@ pub struct Region {
 }
 
 /// One simulated sample: the body and the empty body, each with `n` and `2n` iterations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "analysis",
+    derive(serde_derive::Serialize, serde_derive::Deserialize)
+)]
 pub struct SimSample {
     /// The iterations the sample's difference covers.
     pub n: u64,

@@ -53,6 +53,8 @@ use serde_derive::{Deserialize, Serialize};
 use crate::json_fields::{keyed, nullable, Keyed};
 
 pub use crate::counters::Source;
+pub use crate::harness::entry::Throughput;
+pub use crate::harness::raw::Outcome;
 pub use crate::stats::{Change, Estimate, Method, OutlierCounts, Verdict};
 
 /// The version of the document this perfbench writes, and the newest it reads.
@@ -488,33 +490,6 @@ impl Default for Config {
     }
 }
 
-/// Work done per iteration, for throughput figures (`throughput = bytes(N) | elements(N)`).
-/// In JSON: `{"bytes": N}` or `{"elements": N}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Throughput {
-    /// Bytes processed per iteration.
-    Bytes(u64),
-    /// Elements processed per iteration.
-    Elements(u64),
-}
-
-/// How a benchmark ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    /// Measured: the counters hold values.
-    Measured,
-    /// Ran once as a smoke test (`--test`).
-    Tested,
-    /// The benchmark panicked; [`Benchmark::error`] has the message.
-    Panicked,
-    /// The benchmark could not be measured (a counter failed); [`Benchmark::error`] says why.
-    Failed,
-}
-
 /// One benchmark's result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -614,6 +589,41 @@ impl Benchmark {
             Outcome::Panicked => Some(format!("panicked: {msg}")),
             Outcome::Failed => Some(format!("failed: {msg}")),
             Outcome::Measured | Outcome::Tested => None,
+        }
+    }
+}
+
+impl From<crate::harness::raw::RawBenchmark> for Benchmark {
+    /// The result as measured: no estimates, no derived metrics, no changes yet.
+    fn from(raw: crate::harness::raw::RawBenchmark) -> Benchmark {
+        Benchmark {
+            id: raw.id,
+            group: raw.group,
+            name: raw.name,
+            params: raw.params,
+            throughput: raw.throughput,
+            outcome: raw.outcome,
+            error: raw.error,
+            counters: raw.counters.into_iter().map(CounterResult::from).collect(),
+            derived: Vec::new(),
+        }
+    }
+}
+
+impl From<crate::harness::raw::RawCounter> for CounterResult {
+    /// The samples as measured: no estimate, no change yet.
+    fn from(raw: crate::harness::raw::RawCounter) -> CounterResult {
+        CounterResult {
+            name: raw.name,
+            unit: raw.unit,
+            source: raw.source,
+            multiplexed: raw.multiplexed,
+            per_iteration: raw.per_iteration,
+            iterations: raw.iterations,
+            rounds: raw.rounds,
+            overhead: raw.overhead,
+            estimate: None,
+            change: None,
         }
     }
 }

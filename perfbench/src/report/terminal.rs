@@ -32,18 +32,7 @@ use std::fmt::Write as _;
 use crate::model::{Benchmark, CounterResult, Estimate, Outcome, Report, Throughput, Verdict};
 use crate::units::{format_change_interval, format_estimate, format_value};
 
-/// Terminal output style.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// A table per group.
-    Pretty,
-    /// One line per benchmark.
-    Terse,
-    /// The JSON report on stdout.
-    Json,
-    /// libtest's `test ID ... bench: N ns/iter (+/- D)` lines ([`bencher`](super::bencher)).
-    Bencher,
-}
+pub use crate::options::Format;
 
 /// How to print results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

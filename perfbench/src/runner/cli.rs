@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-pub use crate::report::terminal::Format;
+pub use crate::options::Format;
 
 /// What the binary was asked to do.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,7 +50,7 @@ pub struct Args {
     /// `--discard-baseline`: do not keep this run as the previous run.
     pub discard_baseline: bool,
     /// `--noise-threshold PCT` and `--threshold COUNTER=PCT`.
-    pub thresholds: crate::compare::Settings,
+    pub thresholds: crate::options::Settings,
     /// `--fail-on-regression`: exit 1 when any counter regressed.
     pub fail_on_regression: bool,
     /// `--paired NAME`: run baseline NAME's saved executable and this one alternately, and
@@ -420,7 +420,7 @@ where
         save_baseline: None,
         baseline: None,
         discard_baseline: false,
-        thresholds: crate::compare::Settings::default(),
+        thresholds: crate::options::Settings::default(),
         fail_on_regression: false,
         paired: None,
         null_control: false,
@@ -453,7 +453,7 @@ where
         };
         // The one option that may repeat.
         if long == "threshold" {
-            let t = crate::compare::parse_threshold(&text(&mut parser)?)
+            let t = crate::options::parse_threshold(&text(&mut parser)?)
                 .map_err(|e| CliError::usage(format!("invalid value for `--threshold`: {e}")))?;
             a.thresholds.thresholds.push(t);
             continue;
@@ -486,7 +486,7 @@ where
             }
             "save-baseline" => {
                 let name = text(&mut parser)?;
-                if !crate::baseline::valid_name(&name) {
+                if !crate::options::valid_name(&name) {
                     return Err(bad(format!(
                         "`{name}` (a baseline name: letters, digits, `-`, `_`, `.`)"
                     )));
@@ -500,7 +500,7 @@ where
                     ));
                 }
                 let name = text(&mut parser)?;
-                if !crate::baseline::valid_name(&name) {
+                if !crate::options::valid_name(&name) {
                     return Err(bad(format!(
                         "`{name}` (a baseline name: letters, digits, `-`, `_`, `.`)"
                     )));
@@ -513,7 +513,7 @@ where
             "discard-baseline" => a.discard_baseline = true,
             "paired" => {
                 let name = text(&mut parser)?;
-                if !crate::baseline::valid_name(&name) {
+                if !crate::options::valid_name(&name) {
                     return Err(bad(format!(
                         "`{name}` (a baseline name: letters, digits, `-`, `_`, `.`)"
                     )));
@@ -540,7 +540,7 @@ where
             "fail-on-regression" => a.fail_on_regression = true,
             "noise-threshold" => {
                 a.thresholds.noise_threshold =
-                    Some(crate::compare::parse_percent(&text(&mut parser)?).map_err(bad)?)
+                    Some(crate::options::parse_percent(&text(&mut parser)?).map_err(bad)?)
             }
             "sampling" => {
                 a.linear = match text(&mut parser)?.as_str() {
@@ -829,6 +829,7 @@ mod tests {
     /// option-like): each parses or is refused with a message, never a panic, and what parses
     /// holds values in the ranges the parser promises.
     #[test]
+    #[cfg(feature = "analysis")] // draws from the statistics' generator
     fn odd_command_lines_never_panic_and_what_parses_is_in_range() {
         use std::ffi::OsString;
         use std::os::unix::ffi::OsStringExt;
@@ -940,10 +941,10 @@ mod tests {
                         assert!(t.is_finite() && (0.0..=86_400.0).contains(&t), "{ctx}");
                     }
                     for name in [&a.save_baseline, &a.paired].into_iter().flatten() {
-                        assert!(crate::baseline::valid_name(name), "{ctx}");
+                        assert!(crate::options::valid_name(name), "{ctx}");
                     }
                     if let Some(b) = &a.baseline {
-                        assert!(crate::baseline::valid_name(&b.name), "{ctx}");
+                        assert!(crate::options::valid_name(&b.name), "{ctx}");
                     }
                     assert!(!(a.paired.is_some() && a.save_baseline.is_some()), "{ctx}");
                 }

@@ -4,35 +4,41 @@
 //! Exit codes: 0 success; 1 a benchmark panicked or failed, or a counter regressed with
 //! `--fail-on-regression`; 2 usage or environment error.
 
-use std::io::Write;
-
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+#[cfg(feature = "analysis")]
+mod analyse;
 pub mod cli;
+#[cfg(feature = "analysis")]
 pub mod paired;
 #[cfg(feature = "profile")]
 pub mod profile;
 mod progress;
+#[cfg(feature = "analysis")]
 pub mod simulate;
+pub mod stream;
 
-use crate::baseline::Store;
+#[cfg(feature = "analysis")]
+pub(crate) use analyse::{
+    bench_result, derived_metrics, failed, failed_and_regressed, machine_info, run_config,
+    write_html,
+};
+#[cfg(feature = "analysis")]
+pub use analyse::{run_streamed, StreamedSuite};
+
 use crate::counters::{CounterError, Counters, GroupOptions};
 use crate::events::{self, Event, Sysfs};
 use crate::harness::affinity;
 use crate::harness::bencher::Bencher;
 use crate::harness::entry::{self, Entry, EntryType};
+use crate::harness::raw::{Outcome, RawBenchmark};
 use crate::harness::sampler::{Plan, Sampler};
-use crate::history::{Build, History};
+use crate::harness::Throughput;
 use crate::machine::Machine;
-use crate::model::{
-    self, Benchmark, Config, CounterResult, Derived, Outcome, Report, Sampling, Throughput,
-};
-use crate::report;
-use crate::stats::{self, StatsConfig};
 use crate::sys;
-use cli::{Args, Format};
+use cli::Args;
 use progress::Progress;
 
 /// Rounds per benchmark by default (`--rounds`): enough round figures for the comparison to
@@ -162,8 +168,20 @@ fn default_group(module_path: &str, suite: &str) -> String {
 /// println!("{}", perfbench::runner::suite_name());
 /// ```
 pub fn suite_name() -> String {
-    suite_of(std::env::current_exe().ok().as_deref())
+    suite_of(bench_exe().as_deref())
 }
+
+/// The benchmark executable this process runs for: its own, or, in the `perfbench` tool
+/// serving a lean benchmark binary ([`stream`]), that binary's.
+pub(crate) fn bench_exe() -> Option<PathBuf> {
+    match BENCH_EXE.get() {
+        Some(exe) => Some(exe.clone()),
+        None => std::env::current_exe().ok(),
+    }
+}
+
+/// Set once by the `perfbench` tool when it analyses a lean benchmark binary's run.
+static BENCH_EXE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
 /// The suite a bench executable at `exe` runs: its file name without cargo's `-HASH` suffix
 /// (and without an extension, such as the `.exe` of a baseline's saved copy).
@@ -202,7 +220,7 @@ pub fn output_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
         return PathBuf::from(dir).join("perfbench");
     }
-    let exe = std::env::current_exe().ok();
+    let exe = bench_exe();
     // target/<profile>/deps/<bin> or target/<profile>/examples/<bin>
     let target = exe.as_deref().and_then(|e| {
         e.ancestors()
@@ -284,13 +302,21 @@ pub fn main() -> ExitCode {
 /// ```
 pub fn run(suite: &str, args: &Args) -> ExitCode {
     if let Some(name) = &args.worker {
+        #[cfg(feature = "analysis")]
         return paired::serve(name);
+        #[cfg(not(feature = "analysis"))]
+        return needs_analysis(&format!("--perfbench-worker {name}"));
     }
     if let Some(dir) = &args.simulated {
+        #[cfg(feature = "analysis")]
         return simulate::child(suite, dir, args);
+        #[cfg(not(feature = "analysis"))]
+        return needs_analysis(&format!("--perfbench-simulated {}", dir.display()));
     }
-    let all = planned(suite);
-    let chosen: Vec<Planned> = all.into_iter().filter(|p| selected(p, args)).collect();
+    let chosen: Vec<Planned> = planned(suite)
+        .into_iter()
+        .filter(|p| selected(p, args))
+        .collect();
     if args.list {
         for p in &chosen {
             println!("{}: benchmark", p.id);
@@ -300,254 +326,65 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     if args.test {
         return smoke_test(suite, &chosen, args);
     }
-    if let Some(name) = &args.paired {
-        return paired::paired_with_baseline(suite, name, args);
-    }
-    let sysfs = Sysfs::system();
-    let machine = Machine::cached();
-    if args.profile {
-        #[cfg(feature = "profile")]
-        return profile::run(&chosen, args, &sysfs, machine);
-        #[cfg(not(feature = "profile"))]
-        {
-            eprintln!(
-                "error: --profile needs perfbench's `profile` feature: perfbench = {{ version = \
-                 \"...\", features = [\"profile\"] }} in [dev-dependencies]"
-            );
-            return ExitCode::from(2);
-        }
-    }
-    let counting = if args.simulate {
-        match simulate::Simulate::prepare(args) {
-            Ok(sim) => Counting::Simulated(sim),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
+    #[cfg(feature = "analysis")]
+    return analyse::run(suite, args, chosen);
+    #[cfg(not(feature = "analysis"))]
+    {
+        for (used, flag) in [
+            (args.paired.is_some(), "--paired"),
+            (args.simulate, "--simulate"),
+            (args.profile, "--profile"),
+        ] {
+            if used {
+                return needs_analysis(flag);
             }
         }
-    } else {
-        match Counted::prepare(args, &chosen, &sysfs, machine) {
-            Ok(c) => Counting::Counted(c),
-            Err(e) => {
-                eprintln!("{e}");
-                return ExitCode::from(2);
-            }
-        }
-    };
-    let config = match &counting {
-        Counting::Simulated(sim) => sim.config(),
-        Counting::Counted(c) => run_config(args, c.cli_events.as_ref().unwrap_or(&c.defaults)),
-    };
-    let store = Store::new(output_dir());
-    // Held until the run's files are written: a second run of the suite waits here.
-    let _lock = match store.lock(suite, |path| {
-        eprintln!(
-            "note: another run of suite `{suite}` holds {}; waiting for it to finish",
-            path.display()
-        )
-    }) {
-        Ok(lock) => Some(lock),
-        Err(e) => {
-            eprintln!("note: cannot lock the suite's files ({e}); running unlocked");
-            None
-        }
-    };
-    let reference = match reference(&store, suite, args, &chosen) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    if let Some((name, base)) = &reference {
-        if let Some(note) = simulate::source_note(name, base, args.simulate) {
-            eprintln!("note: {note}");
-        }
+        stream::run(suite, args, &chosen)
     }
-    // The figures of this build's last runs, which widen a counted run's intervals.
-    let history_path = store.history_path(suite);
-    let build = std::env::current_exe().ok().and_then(|e| Build::of(&e));
-    let mut history = match (&counting, build) {
-        (Counting::Counted(_), Some(build)) => Some(
-            History::load(&history_path, build).unwrap_or_else(|(empty, why)| {
-                eprintln!("note: starting the run history afresh: {why}");
-                empty
+}
+
+/// What a lean build (no `analysis` feature) says of a mode that runs the statistics in the
+/// benchmark binary itself.
+#[cfg(not(feature = "analysis"))]
+fn needs_analysis(what: &str) -> ExitCode {
+    eprintln!(
+        "error: {what} needs perfbench's `analysis` feature in this benchmark build \
+         (perfbench = {{ version = \"...\", features = [\"analysis\"] }}, or the default \
+         features): this build measures only, and hands plain runs to the `perfbench` tool"
+    );
+    ExitCode::from(2)
+}
+
+/// The sampling plan a run gives every benchmark that does not set its own: from `--quick`,
+/// `--sample-size`, `--warm-up-time`, `--measurement-time`, `--linear` and `--rounds`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct RunPlan {
+    pub(crate) sample_size: u32,
+    pub(crate) warm_up_time: f64,
+    pub(crate) measurement_time: f64,
+    pub(crate) linear: bool,
+    pub(crate) rounds: u32,
+}
+
+impl RunPlan {
+    pub(crate) fn of(args: &Args) -> RunPlan {
+        let (sample_size, warm, measure) = if args.quick {
+            (30, 0.1, 0.4)
+        } else {
+            (100, 0.3, 1.5)
+        };
+        RunPlan {
+            sample_size: args.sample_size.unwrap_or(sample_size),
+            warm_up_time: args.warm_up_time.unwrap_or(warm),
+            measurement_time: args.measurement_time.unwrap_or(measure),
+            linear: args.linear,
+            rounds: args.rounds.unwrap_or(if args.quick {
+                QUICK_ROUNDS
+            } else {
+                DEFAULT_ROUNDS
             }),
-        ),
-        _ => None,
-    };
-    let style = report::terminal::Style {
-        format: args.format,
-        color: report::terminal::color_wanted(),
-    };
-    let mut reporter = report::terminal::TerminalReporter::new(style);
-    // Each benchmark is compared and printed as soon as it has its result.
-    let mut finished = |p: &Planned, r: &mut Benchmark, bar: &Progress| {
-        if let Some(h) = &history {
-            h.widen(r);
-        }
-        if let Some((_, base)) = &reference {
-            add_changes(r, base, &thresholds(p, args));
-        }
-        if args.format != Format::Json {
-            bar.suspend(|| {
-                print!("{}", reporter.bench_done(r));
-                let _ = std::io::stdout().flush();
-            });
-        }
-    };
-    let (results, simulator) = match &counting {
-        Counting::Simulated(sim) => {
-            let bar = Progress::new(chosen.len() as u64);
-            let results = sim.measure(suite, &chosen, &bar, &mut finished);
-            bar.finish_and_clear();
-            (results, Some(sim.simulator()))
-        }
-        Counting::Counted(c) => {
-            let results = c.measure(&chosen, &sysfs, &config, &mut finished);
-            (results, None)
-        }
-    };
-    if let Some(h) = history.as_mut().filter(|_| !args.discard_baseline) {
-        h.record(&results);
-        if let Err(e) = h.save(&history_path) {
-            eprintln!(
-                "note: cannot keep this run's figures in {}: {e}",
-                history_path.display()
-            );
         }
     }
-    let widened = results
-        .iter()
-        .flat_map(|b| &b.counters)
-        .filter_map(|c| c.estimate.and_then(|e| e.runs))
-        .map(|r| r.runs)
-        .max();
-    if let (Some(runs), false) = (widened, args.format == Format::Json) {
-        eprintln!(
-            "note: intervals include how far the last {runs} runs of this build strayed from \
-             each other ({})",
-            history_path.display()
-        );
-    }
-    let machine = model::Machine {
-        simulator,
-        ..machine_info(machine, &results)
-    };
-    let mut suite_result = Report::new(suite, machine, config, results);
-    suite_result.baseline = reference.as_ref().map(|(name, base)| model::BaselineRef {
-        warnings: base.machine.differences(&suite_result.machine),
-        name: name.clone(),
-        perfbench_version: base.perfbench_version.clone(),
-        machine: base.machine.clone(),
-        runs: u32::try_from(base.runs()).unwrap_or(u32::MAX),
-    });
-    suite_result.build = build;
-    let json = model::json::to_json(&suite_result);
-    if args.format == Format::Json {
-        println!("{json}");
-    } else {
-        print!("{}", reporter.finish(&suite_result));
-    }
-    let mut status = ExitCode::SUCCESS;
-    // The latest run (the next run's reference), unless discarded; `--json PATH` always.
-    let latest = (!args.discard_baseline).then(|| store.latest_path(suite));
-    for path in latest.into_iter().chain(args.json.clone()) {
-        if let Err(e) = model::file::write_atomic(&path, json.as_bytes()) {
-            eprintln!(
-                "error: cannot write the JSON report to {}: {e}",
-                path.display()
-            );
-            status = ExitCode::from(2);
-        }
-    }
-    if !write_html(&suite_result, reference.as_ref().map(|(_, b)| b), args) {
-        status = ExitCode::from(2);
-    }
-    if let Some(name) = &args.save_baseline {
-        // A baseline saved again from the same build keeps the runs it had.
-        let kept = store.baseline(name, suite).ok();
-        let (json, runs) = with_earlier_runs(&suite_result, kept.as_ref(), &json);
-        let saved = store.save_baseline(name, suite, &json).and_then(|path| {
-            // The executable too, for `--paired NAME`.
-            let exe = std::env::current_exe()?;
-            store.save_executable(name, suite, &exe).map(|_| path)
-        });
-        match saved {
-            Ok(path) => {
-                if args.format != Format::Json {
-                    let runs = if runs > 1 {
-                        format!(" ({runs} runs of this build)")
-                    } else {
-                        String::new()
-                    };
-                    eprintln!("saved baseline `{name}`{runs}: {}", path.display());
-                }
-            }
-            Err(e) => {
-                eprintln!("error: cannot save baseline `{name}`: {e}");
-                status = ExitCode::from(2);
-            }
-        }
-    }
-    if status != ExitCode::SUCCESS {
-        return status;
-    }
-    let (failed, regressed) = failed_and_regressed(&suite_result);
-    if failed || (args.fail_on_regression && regressed) {
-        return ExitCode::from(1);
-    }
-    status
-}
-
-/// The document to keep for `report` (whose JSON is `json`) and how many runs it holds:
-/// `json` itself, or, where `older` is a run of the same build
-/// ([`Report::keep_earlier_runs`]), the report with `older`'s runs.
-fn with_earlier_runs(report: &Report, older: Option<&Report>, json: &str) -> (String, usize) {
-    if let Some(older) = older {
-        let mut kept = report.clone();
-        if kept.keep_earlier_runs(older) {
-            return (model::json::to_json(&kept), kept.runs());
-        }
-    }
-    (json.to_owned(), 1)
-}
-
-/// Writes the HTML report of a finished run to `target/perfbench/report/` (feature `html`):
-/// this suite's benchmark pages, with `baseline`'s samples overlaid when given, and the index
-/// of every suite. False, after saying why, when it cannot be written.
-#[cfg(feature = "html")]
-pub(crate) fn write_html(report: &Report, baseline: Option<&Report>, args: &Args) -> bool {
-    let reports = output_dir();
-    let dir = reports.join("report");
-    let input = report::html::SuiteInput { report, baseline };
-    match report::html::write_run(&dir, &reports, input) {
-        Ok(()) => {
-            if args.format != Format::Json {
-                eprintln!("HTML report: {}", dir.join("index.html").display());
-            }
-            true
-        }
-        Err(e) => {
-            eprintln!(
-                "error: cannot write the HTML report to {}: {e}",
-                dir.display()
-            );
-            false
-        }
-    }
-}
-
-/// Without the `html` feature there is no HTML report to write.
-#[cfg(not(feature = "html"))]
-pub(crate) fn write_html(_report: &Report, _baseline: Option<&Report>, _args: &Args) -> bool {
-    true
-}
-
-/// How a run counts: by reading counters on this machine, or under Callgrind (`--simulate`).
-enum Counting {
-    Counted(Counted),
-    Simulated(simulate::Simulate),
 }
 
 /// A run that reads this machine's counters: the command line's counters, if any, else each
@@ -606,14 +443,13 @@ impl Counted {
         &self,
         chosen: &[Planned],
         sysfs: &Sysfs,
-        config: &Config,
-        finished: &mut dyn FnMut(&Planned, &mut Benchmark, &Progress),
-    ) -> Vec<Benchmark> {
+        plan: &RunPlan,
+        finished: &mut dyn FnMut(&Planned, &RawBenchmark, &Progress),
+    ) -> Vec<RawBenchmark> {
         let mut flights: Vec<InFlight<'_>> = chosen
             .iter()
             .map(|p| {
-                let mut f =
-                    InFlight::new(p, self.cli_events.as_ref(), &self.defaults, sysfs, config);
+                let mut f = InFlight::new(p, self.cli_events.as_ref(), &self.defaults, sysfs, plan);
                 f.gate = self.gate.clone();
                 f
             })
@@ -635,7 +471,7 @@ impl Counted {
                         f.finish();
                     }
                 }
-                let Some(r) = f.done.as_mut() else {
+                let Some(r) = f.done.as_ref() else {
                     bar.advance(1);
                     continue;
                 };
@@ -648,126 +484,6 @@ impl Counted {
         let results = flights.into_iter().filter_map(|f| f.done).collect();
         bar.finish_and_clear();
         results
-    }
-}
-
-/// Whether any benchmark of `report` failed or panicked, and whether any counter regressed:
-/// what exit code 1 is for (the regression only with `--fail-on-regression`).
-fn failed_and_regressed(report: &Report) -> (bool, bool) {
-    let failed = report
-        .benchmarks
-        .iter()
-        .any(|b| matches!(b.outcome, Outcome::Panicked | Outcome::Failed));
-    let regressed = report.benchmarks.iter().flat_map(|b| &b.counters).any(|c| {
-        c.change
-            .is_some_and(|ch| ch.verdict == model::Verdict::Regressed)
-    });
-    (failed, regressed)
-}
-
-/// What this run is compared with: `--baseline NAME` (strict: every selected benchmark must be
-/// in it), `--baseline-lenient NAME`, or else the previous run, if one reads. An unusable
-/// `--baseline` is an error; an unreadable previous run only a note.
-fn reference(
-    store: &Store,
-    suite: &str,
-    args: &Args,
-    chosen: &[Planned],
-) -> Result<Option<(String, Report)>, String> {
-    let Some(b) = &args.baseline else {
-        return Ok(match store.previous(suite) {
-            None => None,
-            Some(Ok(r)) => Some(("previous run".to_owned(), r)),
-            Some(Err(e)) => {
-                eprintln!("note: not comparing with the previous run: {e}");
-                None
-            }
-        });
-    };
-    let report = store.baseline(&b.name, suite).map_err(|e| e.to_string())?;
-    if !b.lenient {
-        let missing: Vec<&str> = chosen
-            .iter()
-            .filter(|p| report.bench(&p.id).is_none())
-            .map(|p| p.id.as_str())
-            .collect();
-        if !missing.is_empty() {
-            return Err(format!(
-                "baseline `{}` has no {}: {} (save it again, or use --baseline-lenient {} to \
-                 report them as new)",
-                b.name,
-                if missing.len() == 1 {
-                    "result for this benchmark"
-                } else {
-                    "results for these benchmarks"
-                },
-                missing.join(", "),
-                b.name
-            ));
-        }
-    }
-    Ok(Some((b.name.clone(), report)))
-}
-
-/// The comparison settings of one benchmark: the command line's, with the attribute's
-/// `thresholds` for the counters the command line does not name.
-fn thresholds(p: &Planned, args: &Args) -> crate::compare::Settings {
-    let mut settings = args.thresholds.clone();
-    if let Some(own) = p.entry.options.thresholds {
-        // Later entries win: the attribute's first, then the command line's.
-        let cli = std::mem::take(&mut settings.thresholds);
-        settings.thresholds = own
-            .iter()
-            .map(|&(name, t)| (name.to_owned(), t))
-            .chain(cli)
-            .collect();
-    }
-    settings
-}
-
-/// Adds to `bench` each counter's change since the same benchmark's counter in `base`, where
-/// both were measured.
-fn add_changes(bench: &mut Benchmark, base: &Report, settings: &crate::compare::Settings) {
-    let Some(old) = base
-        .bench(&bench.id)
-        .filter(|b| b.outcome == Outcome::Measured)
-    else {
-        return;
-    };
-    if bench.outcome != Outcome::Measured {
-        return;
-    }
-    for c in &mut bench.counters {
-        if let Some(o) = old.counter(&c.name) {
-            let earlier = base.earlier_figures(&bench.id, &c.name);
-            c.change = crate::compare::counter_change_over_runs(o, &earlier, c, &[], settings).ok();
-        }
-    }
-}
-
-fn run_config(args: &Args, events: &[Event]) -> Config {
-    let (sample_size, warm, measure) = if args.quick {
-        (30, 0.1, 0.4)
-    } else {
-        (100, 0.3, 1.5)
-    };
-    Config {
-        sample_size: args.sample_size.unwrap_or(sample_size),
-        warm_up_time: args.warm_up_time.unwrap_or(warm),
-        measurement_time: args.measurement_time.unwrap_or(measure),
-        sampling: if args.linear {
-            Sampling::Linear
-        } else {
-            Sampling::Flat
-        },
-        counters: events.iter().map(|e| e.name.clone()).collect(),
-        confidence: stats::DEFAULT_CONFIDENCE,
-        resamples: stats::DEFAULT_RESAMPLES,
-        rounds: args.rounds.unwrap_or(if args.quick {
-            QUICK_ROUNDS
-        } else {
-            DEFAULT_ROUNDS
-        }),
     }
 }
 
@@ -878,7 +594,7 @@ struct InFlight<'a> {
     /// What its body set with `Bencher::throughput`, last round's.
     throughput: Option<Throughput>,
     /// Its result, once it has one: measured after its last round, or failed or panicked.
-    done: Option<Benchmark>,
+    done: Option<RawBenchmark>,
     /// Whether the result was printed (and compared).
     printed: bool,
     /// Profile mode: the sampling event its brackets switch on and off.
@@ -891,15 +607,15 @@ impl<'a> InFlight<'a> {
         cli_events: Option<&Vec<Event>>,
         defaults: &[Event],
         sysfs: &Sysfs,
-        config: &Config,
+        run: &RunPlan,
     ) -> InFlight<'a> {
         let o = &p.entry.options;
         let plan = Plan {
-            sample_size: o.sample_size.unwrap_or(config.sample_size),
-            warm_up_ns: secs_to_ns(o.warm_up_time.unwrap_or(config.warm_up_time)),
-            measurement_ns: secs_to_ns(o.measurement_time.unwrap_or(config.measurement_time)),
-            linear: config.sampling == Sampling::Linear,
-            rounds: config.rounds,
+            sample_size: o.sample_size.unwrap_or(run.sample_size),
+            warm_up_ns: secs_to_ns(o.warm_up_time.unwrap_or(run.warm_up_time)),
+            measurement_ns: secs_to_ns(o.measurement_time.unwrap_or(run.measurement_time)),
+            linear: run.linear,
+            rounds: run.rounds,
         };
         let events = match cli_events {
             Some(ev) => Ok(ev.clone()),
@@ -907,7 +623,7 @@ impl<'a> InFlight<'a> {
         };
         let (events, done) = match events {
             Ok(ev) => (ev, None),
-            Err(e) => (Vec::new(), Some(failed(p, e))),
+            Err(e) => (Vec::new(), Some(raw_failed(p, e))),
         };
         InFlight {
             p,
@@ -922,35 +638,17 @@ impl<'a> InFlight<'a> {
         }
     }
 
-    /// The result after the last round: estimates of every counter and the derived metrics.
+    /// The result after the last round: the samples of every counter (the analysis computes
+    /// the estimates).
     fn finish(&mut self) {
-        let (p, linear) = (self.p, self.plan.linear);
-        let measured = match self.sampler.take().and_then(|s| s.into_measured()) {
-            Some(m) => m,
-            None => {
-                self.done = Some(failed(p, NEVER_CALLED.to_owned()));
-                return;
-            }
-        };
-        let cfg = StatsConfig::default();
-        let counters: Vec<CounterResult> = measured
-            .into_iter()
-            .map(|c| CounterResult {
-                estimate: stats::estimate_rounds(
-                    &c.per_iteration,
-                    linear.then_some(c.iterations.as_slice()),
-                    &c.rounds,
-                    &cfg,
-                ),
-                ..c
-            })
-            .collect();
-        let derived = derived_metrics(&counters, &cfg);
-        self.done = Some(Benchmark {
-            counters,
-            derived,
-            throughput: self.throughput.or(p.entry.options.throughput),
-            ..bench_result(p, Outcome::Measured)
+        let p = self.p;
+        self.done = Some(match self.sampler.take().and_then(|s| s.into_measured()) {
+            Some(counters) => RawBenchmark {
+                counters,
+                throughput: self.throughput.or(p.entry.options.throughput),
+                ..raw_result(p, Outcome::Measured)
+            },
+            None => raw_failed(p, NEVER_CALLED.to_owned()),
         });
     }
 }
@@ -1006,7 +704,7 @@ fn measure_once(f: &mut InFlight<'_>, events: &[Event], bar: &Progress) {
     let (counters, dropped) = match open_available(events) {
         Ok(x) => x,
         Err(e) => {
-            f.done = Some(failed(p, e.to_string()));
+            f.done = Some(raw_failed(p, e.to_string()));
             return;
         }
     };
@@ -1058,9 +756,9 @@ fn measure_once(f: &mut InFlight<'_>, events: &[Event], bar: &Progress) {
     let arg = p.arg;
     let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut bencher, arg)));
     if let Err(payload) = outcome {
-        f.done = Some(Benchmark {
+        f.done = Some(RawBenchmark {
             error: Some(panic_message(payload.as_ref())),
-            ..bench_result(p, Outcome::Panicked)
+            ..raw_result(p, Outcome::Panicked)
         });
         return;
     }
@@ -1070,42 +768,9 @@ fn measure_once(f: &mut InFlight<'_>, events: &[Event], bar: &Progress) {
     };
     match sampler.round_result() {
         Ok(true) => f.sampler = Some(sampler),
-        Ok(false) => f.done = Some(failed(p, NEVER_CALLED.to_owned())),
-        Err(e) => f.done = Some(failed(p, e)),
+        Ok(false) => f.done = Some(raw_failed(p, NEVER_CALLED.to_owned())),
+        Err(e) => f.done = Some(raw_failed(p, e)),
     }
-}
-
-/// `ipc` (instructions / cycles), `branch-miss-rate` and `cache-miss-rate`, per sample, where
-/// both counters were measured.
-fn derived_metrics(counters: &[CounterResult], cfg: &StatsConfig) -> Vec<Derived> {
-    let find = |name: &str| {
-        counters
-            .iter()
-            .find(|c| c.name == name || c.name.starts_with(&format!("{name}:")))
-    };
-    let mut out = Vec::new();
-    for (name, num, den) in [
-        ("ipc", "instructions", "cycles"),
-        ("branch-miss-rate", "branch-misses", "branches"),
-        ("cache-miss-rate", "cache-misses", "cache-references"),
-    ] {
-        if let (Some(n), Some(d)) = (find(num), find(den)) {
-            let per_sample: Vec<f64> = n
-                .per_iteration
-                .iter()
-                .zip(&d.per_iteration)
-                .filter(|(_, d)| **d > 0.0)
-                .map(|(n, d)| n / d)
-                .collect();
-            let estimate = stats::estimate(&per_sample, None, cfg);
-            out.push(Derived {
-                name: name.to_owned(),
-                per_sample,
-                estimate,
-            });
-        }
-    }
-    out
 }
 
 /// The counters of benchmark `p` when the command line names none: its attribute's `counters`,
@@ -1125,18 +790,25 @@ fn secs_to_ns(s: f64) -> u64 {
     (s.max(0.0) * 1e9) as u64
 }
 
-fn failed(p: &Planned, error: String) -> Benchmark {
-    Benchmark {
+/// A failed benchmark's result.
+fn raw_failed(p: &Planned, error: String) -> RawBenchmark {
+    RawBenchmark {
         error: Some(error),
-        ..bench_result(p, Outcome::Failed)
+        ..raw_result(p, Outcome::Failed)
     }
 }
 
 /// A benchmark's result without counters.
-fn bench_result(p: &Planned, outcome: Outcome) -> Benchmark {
-    Benchmark {
+fn raw_result(p: &Planned, outcome: Outcome) -> RawBenchmark {
+    RawBenchmark {
+        id: p.id.clone(),
+        group: p.group.clone(),
+        name: p.entry.name.to_owned(),
+        params: p.params.clone(),
         throughput: p.entry.options.throughput,
-        ..Benchmark::new(&p.id, &p.group, p.entry.name, p.params.as_deref(), outcome)
+        outcome,
+        error: None,
+        counters: Vec::new(),
     }
 }
 
@@ -1166,29 +838,28 @@ fn smoke_test(suite: &str, chosen: &[Planned], args: &Args) -> ExitCode {
             Ok(()) => {
                 passed += 1;
                 println!("test {} ... ok", p.id);
-                results.push(bench_result(p, Outcome::Tested));
+                results.push(raw_result(p, Outcome::Tested));
             }
             Err(payload) => {
                 failed_n += 1;
                 let message = panic_message(payload.as_ref());
                 println!("test {} ... FAILED: {message}", p.id);
-                results.push(Benchmark {
+                results.push(RawBenchmark {
                     error: Some(message),
-                    ..bench_result(p, Outcome::Panicked)
+                    ..raw_result(p, Outcome::Panicked)
                 });
             }
         }
     }
     if let Some(path) = &args.json {
-        let machine = machine_info(Machine::cached(), &results);
-        let report = Report::new(suite, machine, run_config(args, &[]), results);
-        let json = model::json::to_json(&report);
-        if let Err(e) = model::file::write_atomic(path, json.as_bytes()) {
-            eprintln!(
-                "error: cannot write the JSON report to {}: {e}",
-                path.display()
-            );
+        #[cfg(feature = "analysis")]
+        if !analyse::write_smoke_report(suite, args, results, path) {
             return ExitCode::from(2);
+        }
+        #[cfg(not(feature = "analysis"))]
+        {
+            let _ = (suite, results);
+            return needs_analysis(&format!("--test --json {}", path.display()));
         }
     }
     let verdict = if failed_n == 0 { "ok" } else { "FAILED" };
@@ -1199,26 +870,6 @@ fn smoke_test(suite: &str, chosen: &[Planned], args: &Args) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    }
-}
-
-fn machine_info(m: &Machine, results: &[Benchmark]) -> model::Machine {
-    let mut sources: Vec<(String, crate::counters::Source)> = Vec::new();
-    for c in results.iter().flat_map(|b| &b.counters) {
-        if !sources.iter().any(|(n, _)| *n == c.name) {
-            sources.push((c.name.clone(), c.source));
-        }
-    }
-    model::Machine {
-        cpu: m.cpu_model.clone(),
-        arch: m.arch.clone(),
-        kernel: m.kernel.clone(),
-        cpus: m.cpus,
-        pmus: m.pmus.clone(),
-        core_pmus: m.core_pmus.clone(),
-        paranoid: m.paranoid,
-        sources,
-        simulator: None,
     }
 }
 

@@ -320,7 +320,12 @@ fn measure_in_worker(conn: &Shared, p: &Planned, request: &Value, events: &[Even
         Err(e) => return worker_error(Outcome::Failed, e),
     }
     let measured = Benchmark {
-        counters: sampler.into_measured().unwrap_or_default(),
+        counters: sampler
+            .into_measured()
+            .unwrap_or_default()
+            .into_iter()
+            .map(CounterResult::from)
+            .collect(),
         throughput,
         ..Benchmark::new(
             &p.id,

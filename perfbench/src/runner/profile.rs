@@ -99,10 +99,7 @@ pub(crate) fn run(chosen: &[Planned], args: &Args, sysfs: &Sysfs, machine: &Mach
             return ExitCode::from(2);
         }
     };
-    let config = super::run_config(
-        args,
-        counted.cli_events.as_ref().unwrap_or(&counted.defaults),
-    );
+    let config = super::RunPlan::of(args);
     let mut status = ExitCode::SUCCESS;
     for p in chosen {
         match profile_one(p, &options, &mut counted, sysfs, &config) {
@@ -123,7 +120,7 @@ fn profile_one(
     options: &SamplingOptions,
     counted: &mut Counted,
     sysfs: &Sysfs,
-    config: &crate::model::Config,
+    config: &super::RunPlan,
 ) -> Result<bool, String> {
     let sampler = Sampler::open(options).map_err(|e| e.to_string())?;
     let event_name = sampler.event_name().to_owned();
@@ -152,7 +149,7 @@ fn profile_one(
         .iter()
         .all(|b| !matches!(b.outcome, Outcome::Panicked | Outcome::Failed));
     for b in &results {
-        if let Some(f) = b.failure() {
+        if let Some(f) = crate::model::Benchmark::from(b.clone()).failure() {
             println!("{}: {f}", p.id);
         }
     }

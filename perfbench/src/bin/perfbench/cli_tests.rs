@@ -11,10 +11,21 @@ use super::{parse_args, Cmd};
 #[test]
 fn odd_command_lines_never_panic_and_what_parses_holds() {
     let subcommands = [
-        "doctor", "list", "compare", "export", "report", "ab", "help", "", "comapre",
+        "doctor",
+        "list",
+        "compare",
+        "export",
+        "report",
+        "ab",
+        "run-suite",
+        "help",
+        "",
+        "comapre",
     ];
     let options = [
         "counters",
+        "suite",
+        "exe",
         "all",
         "threshold",
         "noise-threshold",
@@ -99,6 +110,10 @@ fn odd_command_lines_never_panic_and_what_parses_holds() {
                     Cmd::Ab { args, .. } => {
                         assert!(args.paired.is_none() && args.baseline.is_none(), "{ctx}");
                         assert!(args.save_baseline.is_none() && !args.list, "{ctx}");
+                    }
+                    // The benchmark's command line parsed as the benchmark binary parses it.
+                    Cmd::RunSuite { args, .. } => {
+                        assert!(args.rounds.is_none_or(|r| (1..=1000).contains(&r)), "{ctx}")
                     }
                     Cmd::Doctor { .. } | Cmd::List { .. } | Cmd::Export { .. } => {}
                 }

@@ -9,6 +9,9 @@
 //! - `perfbench report RESULT... --html DIR`: the HTML report of reports (feature `html`).
 //! - `perfbench ab OLD_EXE NEW_EXE [FILTER]... [FLAGS]`: a paired run of two builds of a bench
 //!   executable (see `perfbench::runner::paired`).
+//! - `perfbench run-suite --suite NAME --exe PATH -- ARGS...`: started by a lean benchmark
+//!   binary (built without perfbench's `analysis` feature) to analyse and report its run (see
+//!   `perfbench::runner::stream`); not for people.
 //!
 //! Exit codes: 0 success, 1 a regression with `compare --fail-on-regression`, 2 usage or
 //! environment error (an unreadable or invalid report among them).
@@ -47,6 +50,7 @@ Commands:
   export   Convert a report for other tools (Bencher Metric Format)
   report   Render reports as HTML pages
   ab       Run two builds of a bench executable alternately and judge the paired differences
+  run-suite  Analyse a lean benchmark binary's run (the binary starts it)
   help     Print this message or the help of the given subcommand
 
 Options:
@@ -194,6 +198,10 @@ enum Cmd {
         builds: perfbench::runner::paired::Builds,
         args: Box<perfbench::runner::cli::Args>,
     },
+    RunSuite {
+        suite: perfbench::runner::StreamedSuite,
+        args: Box<perfbench::runner::cli::Args>,
+    },
 }
 
 /// A usage error: what to print on stderr before exiting with 2.
@@ -223,6 +231,7 @@ fn subcommand_help(name: &str) -> Option<&'static str> {
         "export" => Some(EXPORT_HELP),
         "report" => Some(REPORT_HELP),
         "ab" => Some(AB_HELP),
+        "run-suite" => Some(RUN_SUITE_HELP),
         "help" => Some(HELP),
         _ => None,
     }
@@ -231,7 +240,7 @@ fn subcommand_help(name: &str) -> Option<&'static str> {
 fn unknown_subcommand(name: &str) -> Usage {
     Usage(format!(
         "error: unrecognized subcommand `{name}` (expected `doctor`, `list`, `compare`, \
-         `export`, `report` or `ab`)\n\n\
+         `export`, `report`, `ab` or `run-suite`)\n\n\
          Usage: perfbench <COMMAND>\n\nFor more information, try '--help'."
     ))
 }
@@ -314,8 +323,66 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Cmd,
         "export" => parse_export(&mut p),
         "report" => parse_report(&mut p),
         "ab" => parse_ab(p),
+        "run-suite" => parse_run_suite(p),
         other => Err(unknown_subcommand(other)),
     }
+}
+
+const RUN_SUITE_HELP: &str = "\
+Analyse a lean benchmark binary's run (the binary starts it)
+
+Usage: perfbench run-suite --suite <NAME> --exe <PATH> -- [ARGS]...
+
+A benchmark binary built without perfbench's `analysis` feature measures, and starts this
+command to compare, report and write the run's files; they talk over its standard input and
+output (see perfbench::runner::stream). Not for people.
+
+Arguments:
+  [ARGS]...  The benchmark binary's own command line (`cargo bench -- ARGS`)
+
+Options:
+      --suite <NAME>  The suite's name
+      --exe <PATH>    The benchmark binary
+  -h, --help          Print help
+";
+
+/// `run-suite --suite NAME --exe PATH -- ARGS...`.
+fn parse_run_suite(mut p: lexopt::Parser) -> Result<Cmd, Usage> {
+    use lexopt::prelude::*;
+    let (mut suite, mut exe) = (None, None);
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    loop {
+        match p.next().map_err(lexopt_error)? {
+            Some(Short('h') | Long("help")) => return Ok(Cmd::Print(RUN_SUITE_HELP)),
+            Some(Long("suite")) => {
+                suite = Some(p.value().and_then(|v| v.string()).map_err(lexopt_error)?)
+            }
+            Some(Long("exe")) => exe = Some(PathBuf::from(p.value().map_err(lexopt_error)?)),
+            // Everything after `--` comes as values: the benchmark's command line.
+            Some(Value(first)) => {
+                rest.push(first);
+                rest.extend(p.raw_args().map_err(lexopt_error)?);
+                break;
+            }
+            Some(arg) => return Err(unexpected(arg, RUN_SUITE_HELP)),
+            None => break,
+        }
+    }
+    let (Some(suite), Some(exe)) = (suite, exe) else {
+        return Err(usage(
+            "run-suite needs --suite and --exe".to_owned(),
+            RUN_SUITE_HELP,
+        ));
+    };
+    let args = perfbench::runner::cli::parse(
+        &suite,
+        std::iter::once(exe.clone().into_os_string()).chain(rest),
+    )
+    .map_err(|e| Usage(format!("error: {e}")))?;
+    Ok(Cmd::RunSuite {
+        suite: perfbench::runner::StreamedSuite { suite, exe },
+        args: Box::new(args),
+    })
 }
 
 fn usage(msg: String, help: &str) -> Usage {
@@ -714,6 +781,11 @@ fn main() -> ExitCode {
             }
         },
         Cmd::Ab { builds, args } => perfbench::runner::paired::run(&builds, &args),
+        Cmd::RunSuite { suite, args } => {
+            let stdin = std::io::stdin();
+            let stdout = std::io::stdout();
+            perfbench::runner::run_streamed(&suite, &args, &mut stdin.lock(), &mut stdout.lock())
+        }
         Cmd::Print(text) => {
             print!("{text}");
             ExitCode::SUCCESS

@@ -1,0 +1,657 @@
+//! The analysis half of a run (feature `analysis`): estimates, the comparison with the
+//! previous run or a baseline, the run history, the terminal and JSON reports, baselines and
+//! the HTML report. Its results come from the counters measured in this process, from
+//! Callgrind children (`--simulate`), or from a lean benchmark binary over a pipe
+//! ([`super::stream`]): the same analysis for all three.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::cli::{Args, Format};
+use super::progress::Progress;
+use super::stream::{self, Hello};
+use super::{output_dir, paired, simulate, Counted, Planned, RunPlan};
+use crate::baseline::Store;
+use crate::events::{Event, Sysfs};
+use crate::harness::raw::RawBenchmark;
+use crate::history::{Build, History};
+use crate::machine::Machine;
+use crate::model::{self, Benchmark, Config, CounterResult, Derived, Outcome, Report, Sampling};
+use crate::report;
+use crate::stats::{self, StatsConfig};
+
+/// What the analysis needs of a selected benchmark: its id, and its attribute's thresholds.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Chosen {
+    pub(crate) id: String,
+    pub(crate) thresholds: Vec<(String, f64)>,
+}
+
+impl Chosen {
+    pub(super) fn of(p: &Planned) -> Chosen {
+        Chosen {
+            id: p.id.clone(),
+            thresholds: p
+                .entry
+                .options
+                .thresholds
+                .unwrap_or(&[])
+                .iter()
+                .map(|&(name, t)| (name.to_owned(), t))
+                .collect(),
+        }
+    }
+}
+
+/// Where a run's results come from.
+enum Source<'a> {
+    /// Measured in this process.
+    Counted {
+        counted: Counted,
+        planned: &'a [Planned],
+        sysfs: Sysfs,
+    },
+    /// Under Callgrind, a child process per benchmark (`--simulate`).
+    Simulated {
+        sim: simulate::Simulate,
+        planned: &'a [Planned],
+    },
+    /// Measured by a lean benchmark binary, which reads what to print from `output`.
+    Streamed {
+        input: &'a mut dyn BufRead,
+        output: &'a mut dyn Write,
+    },
+}
+
+/// A plain, simulated or profiled run of `chosen` in this process (after `--list`, `--test`
+/// and the worker modes were dispatched).
+pub(super) fn run(suite: &str, args: &Args, chosen: Vec<Planned>) -> ExitCode {
+    if let Some(name) = &args.paired {
+        return paired::paired_with_baseline(suite, name, args);
+    }
+    let sysfs = Sysfs::system();
+    let machine = Machine::cached();
+    if args.profile {
+        #[cfg(feature = "profile")]
+        return super::profile::run(&chosen, args, &sysfs, machine);
+        #[cfg(not(feature = "profile"))]
+        {
+            eprintln!(
+                "error: --profile needs perfbench's `profile` feature: perfbench = {{ version = \
+                 \"...\", features = [\"profile\"] }} in [dev-dependencies]"
+            );
+            return ExitCode::from(2);
+        }
+    }
+    let ids: Vec<Chosen> = chosen.iter().map(Chosen::of).collect();
+    if args.simulate {
+        return match simulate::Simulate::prepare(args) {
+            Ok(sim) => {
+                let config = sim.config();
+                let source = Source::Simulated {
+                    sim,
+                    planned: &chosen,
+                };
+                analysed_run(suite, args, &ids, config, source)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    match Counted::prepare(args, &chosen, &sysfs, machine) {
+        Ok(counted) => {
+            let config = run_config(
+                args,
+                counted.cli_events.as_ref().unwrap_or(&counted.defaults),
+            );
+            let source = Source::Counted {
+                counted,
+                planned: &chosen,
+                sysfs,
+            };
+            analysed_run(suite, args, &ids, config, source)
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// What `perfbench run-suite` hands over: a lean benchmark binary's run to analyse.
+#[derive(Debug)]
+pub struct StreamedSuite {
+    /// The suite's name.
+    pub suite: String,
+    /// The benchmark binary (for the output directory, the run history and saved baselines).
+    pub exe: PathBuf,
+}
+
+/// Analyses the run of a lean benchmark binary (built without the `analysis` feature), which
+/// measures and writes its results to `input` and prints what it reads from `output` (the
+/// protocol of [`super::stream`]); `args` is its command line. The run's files are written as
+/// the binary would have written them with the feature. The `perfbench` tool's `run-suite`.
+pub fn run_streamed(
+    suite: &StreamedSuite,
+    args: &Args,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> ExitCode {
+    // Set once per process: the tool serves one benchmark binary.
+    let _ = super::BENCH_EXE.set(suite.exe.clone());
+    let hello = match stream::read_hello(input) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let Hello {
+        counters, chosen, ..
+    } = hello;
+    let config = config_of(args, counters);
+    let source = Source::Streamed { input, output };
+    analysed_run(&suite.suite, args, &chosen, config, source)
+}
+
+/// The analysis of a run whose results come from `source`: each benchmark compared and printed
+/// as soon as it is there, then the summary, the files and the exit code.
+fn analysed_run(
+    suite: &str,
+    args: &Args,
+    chosen: &[Chosen],
+    config: Config,
+    source: Source<'_>,
+) -> ExitCode {
+    let store = Store::new(output_dir());
+    // Held until the run's files are written: a second run of the suite waits here.
+    let _lock = match store.lock(suite, |path| {
+        eprintln!(
+            "note: another run of suite `{suite}` holds {}; waiting for it to finish",
+            path.display()
+        )
+    }) {
+        Ok(lock) => Some(lock),
+        Err(e) => {
+            eprintln!("note: cannot lock the suite's files ({e}); running unlocked");
+            None
+        }
+    };
+    let reference = match reference(&store, suite, args, chosen) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some((name, base)) = &reference {
+        if let Some(note) = simulate::source_note(name, base, args.simulate) {
+            eprintln!("note: {note}");
+        }
+    }
+    // The figures of this build's last runs, which widen a counted run's intervals.
+    let history_path = store.history_path(suite);
+    let build = super::bench_exe().and_then(|e| Build::of(&e));
+    let counted = !matches!(source, Source::Simulated { .. });
+    let mut history = match (counted, build) {
+        (true, Some(build)) => Some(History::load(&history_path, build).unwrap_or_else(
+            |(empty, why)| {
+                eprintln!("note: starting the run history afresh: {why}");
+                empty
+            },
+        )),
+        _ => None,
+    };
+    let style = report::terminal::Style {
+        format: args.format,
+        color: report::terminal::color_wanted(),
+    };
+    let mut reporter = report::terminal::TerminalReporter::new(style);
+    // Each benchmark is compared as soon as it has its result; what to print of it.
+    let mut finished = |r: &mut Benchmark| -> String {
+        if let Some(h) = &history {
+            h.widen(r);
+        }
+        if let Some((_, base)) = &reference {
+            let own = chosen.iter().find(|c| c.id == r.id);
+            add_changes(r, base, &thresholds(own, args));
+        }
+        if args.format == Format::Json {
+            String::new()
+        } else {
+            reporter.bench_done(r)
+        }
+    };
+    let print = |bar: &Progress, text: &str| {
+        if !text.is_empty() {
+            bar.suspend(|| {
+                print!("{text}");
+                let _ = std::io::stdout().flush();
+            });
+        }
+    };
+    let linear = config.sampling == Sampling::Linear;
+    let mut output: Option<&mut dyn Write> = None;
+    let (results, simulator) = match source {
+        Source::Simulated { sim, planned } => {
+            let bar = Progress::new(planned.len() as u64);
+            let results = sim.measure(suite, planned, &bar, &mut |_, r, bar| {
+                let text = finished(r);
+                print(bar, &text);
+            });
+            bar.finish_and_clear();
+            (results, Some(sim.simulator()))
+        }
+        Source::Counted {
+            counted,
+            planned,
+            sysfs,
+        } => {
+            let mut results = Vec::with_capacity(planned.len());
+            counted.measure(planned, &sysfs, &RunPlan::of(args), &mut |_, raw, bar| {
+                let mut r = analysed(Benchmark::from(raw.clone()), linear);
+                let text = finished(&mut r);
+                print(bar, &text);
+                results.push(r);
+            });
+            (results, None)
+        }
+        Source::Streamed { input, output: out } => {
+            let mut results = Vec::new();
+            if let Err(e) = stream::send_frame(out, "") {
+                eprintln!("error: the benchmark binary stopped listening: {e}");
+                return ExitCode::from(2);
+            }
+            loop {
+                let raw = match stream::read_benchmark(input) {
+                    Ok(Some(raw)) => raw,
+                    Ok(None) => break,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(2);
+                    }
+                };
+                let mut r = analysed(raw, linear);
+                let text = finished(&mut r);
+                if let Err(e) = stream::send_frame(out, &text) {
+                    eprintln!("error: the benchmark binary stopped listening: {e}");
+                    return ExitCode::from(2);
+                }
+                results.push(r);
+            }
+            output = Some(out);
+            (results, None)
+        }
+    };
+    let mut emit = |text: &str| match output.as_mut() {
+        Some(out) => {
+            let _ = stream::send_frame(&mut **out, text);
+        }
+        None => {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+    };
+    if let Some(h) = history.as_mut().filter(|_| !args.discard_baseline) {
+        h.record(&results);
+        if let Err(e) = h.save(&history_path) {
+            eprintln!(
+                "note: cannot keep this run's figures in {}: {e}",
+                history_path.display()
+            );
+        }
+    }
+    let widened = results
+        .iter()
+        .flat_map(|b| &b.counters)
+        .filter_map(|c| c.estimate.and_then(|e| e.runs))
+        .map(|r| r.runs)
+        .max();
+    if let (Some(runs), false) = (widened, args.format == Format::Json) {
+        eprintln!(
+            "note: intervals include how far the last {runs} runs of this build strayed from \
+             each other ({})",
+            history_path.display()
+        );
+    }
+    let machine = model::Machine {
+        simulator,
+        ..machine_info(Machine::cached(), &results)
+    };
+    let mut suite_result = Report::new(suite, machine, config, results);
+    suite_result.baseline = reference.as_ref().map(|(name, base)| model::BaselineRef {
+        warnings: base.machine.differences(&suite_result.machine),
+        name: name.clone(),
+        perfbench_version: base.perfbench_version.clone(),
+        machine: base.machine.clone(),
+        runs: u32::try_from(base.runs()).unwrap_or(u32::MAX),
+    });
+    suite_result.build = build;
+    let json = model::json::to_json(&suite_result);
+    if args.format == Format::Json {
+        emit(&format!("{json}\n"));
+    } else {
+        emit(&reporter.finish(&suite_result));
+    }
+    let mut status = ExitCode::SUCCESS;
+    // The latest run (the next run's reference), unless discarded; `--json PATH` always.
+    let latest = (!args.discard_baseline).then(|| store.latest_path(suite));
+    for path in latest.into_iter().chain(args.json.clone()) {
+        if let Err(e) = model::file::write_atomic(&path, json.as_bytes()) {
+            eprintln!(
+                "error: cannot write the JSON report to {}: {e}",
+                path.display()
+            );
+            status = ExitCode::from(2);
+        }
+    }
+    if !write_html(&suite_result, reference.as_ref().map(|(_, b)| b), args) {
+        status = ExitCode::from(2);
+    }
+    if let Some(name) = &args.save_baseline {
+        // A baseline saved again from the same build keeps the runs it had.
+        let kept = store.baseline(name, suite).ok();
+        let (json, runs) = with_earlier_runs(&suite_result, kept.as_ref(), &json);
+        let saved = store.save_baseline(name, suite, &json).and_then(|path| {
+            // The executable too, for `--paired NAME`.
+            let exe = super::bench_exe().ok_or_else(|| {
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no benchmark executable")
+            })?;
+            store.save_executable(name, suite, &exe).map(|_| path)
+        });
+        match saved {
+            Ok(path) => {
+                if args.format != Format::Json {
+                    let runs = if runs > 1 {
+                        format!(" ({runs} runs of this build)")
+                    } else {
+                        String::new()
+                    };
+                    eprintln!("saved baseline `{name}`{runs}: {}", path.display());
+                }
+            }
+            Err(e) => {
+                eprintln!("error: cannot save baseline `{name}`: {e}");
+                status = ExitCode::from(2);
+            }
+        }
+    }
+    if status != ExitCode::SUCCESS {
+        return status;
+    }
+    let (failed, regressed) = failed_and_regressed(&suite_result);
+    if failed || (args.fail_on_regression && regressed) {
+        return ExitCode::from(1);
+    }
+    status
+}
+
+/// A measured benchmark's result: its samples with the estimates of every counter and the
+/// derived metrics (`linear`: the samples' iteration counts grow linearly, and the estimate is
+/// the regression's slope). Estimates it carried are computed afresh.
+pub(crate) fn analysed(mut bench: Benchmark, linear: bool) -> Benchmark {
+    if bench.outcome != Outcome::Measured {
+        return bench;
+    }
+    let cfg = StatsConfig::default();
+    for c in &mut bench.counters {
+        c.estimate = stats::estimate_rounds(
+            &c.per_iteration,
+            linear.then_some(c.iterations.as_slice()),
+            &c.rounds,
+            &cfg,
+        );
+    }
+    bench.derived = derived_metrics(&bench.counters, &cfg);
+    bench
+}
+
+/// The document to keep for `report` (whose JSON is `json`) and how many runs it holds:
+/// `json` itself, or, where `older` is a run of the same build
+/// ([`Report::keep_earlier_runs`]), the report with `older`'s runs.
+fn with_earlier_runs(report: &Report, older: Option<&Report>, json: &str) -> (String, usize) {
+    if let Some(older) = older {
+        let mut kept = report.clone();
+        if kept.keep_earlier_runs(older) {
+            return (model::json::to_json(&kept), kept.runs());
+        }
+    }
+    (json.to_owned(), 1)
+}
+
+/// Writes the HTML report of a finished run to `target/perfbench/report/` (feature `html`):
+/// this suite's benchmark pages, with `baseline`'s samples overlaid when given, and the index
+/// of every suite. False, after saying why, when it cannot be written.
+#[cfg(feature = "html")]
+pub(crate) fn write_html(report: &Report, baseline: Option<&Report>, args: &Args) -> bool {
+    let reports = output_dir();
+    let dir = reports.join("report");
+    let input = report::html::SuiteInput { report, baseline };
+    match report::html::write_run(&dir, &reports, input) {
+        Ok(()) => {
+            if args.format != Format::Json {
+                eprintln!("HTML report: {}", dir.join("index.html").display());
+            }
+            true
+        }
+        Err(e) => {
+            eprintln!(
+                "error: cannot write the HTML report to {}: {e}",
+                dir.display()
+            );
+            false
+        }
+    }
+}
+
+/// Without the `html` feature there is no HTML report to write.
+#[cfg(not(feature = "html"))]
+pub(crate) fn write_html(_report: &Report, _baseline: Option<&Report>, _args: &Args) -> bool {
+    true
+}
+
+/// Whether any benchmark of `report` failed or panicked, and whether any counter regressed:
+/// what exit code 1 is for (the regression only with `--fail-on-regression`).
+pub(crate) fn failed_and_regressed(report: &Report) -> (bool, bool) {
+    let failed = report
+        .benchmarks
+        .iter()
+        .any(|b| matches!(b.outcome, Outcome::Panicked | Outcome::Failed));
+    let regressed = report.benchmarks.iter().flat_map(|b| &b.counters).any(|c| {
+        c.change
+            .is_some_and(|ch| ch.verdict == model::Verdict::Regressed)
+    });
+    (failed, regressed)
+}
+
+/// What this run is compared with: `--baseline NAME` (strict: every selected benchmark must be
+/// in it), `--baseline-lenient NAME`, or else the previous run, if one reads. An unusable
+/// `--baseline` is an error; an unreadable previous run only a note.
+fn reference(
+    store: &Store,
+    suite: &str,
+    args: &Args,
+    chosen: &[Chosen],
+) -> Result<Option<(String, Report)>, String> {
+    let Some(b) = &args.baseline else {
+        return Ok(match store.previous(suite) {
+            None => None,
+            Some(Ok(r)) => Some(("previous run".to_owned(), r)),
+            Some(Err(e)) => {
+                eprintln!("note: not comparing with the previous run: {e}");
+                None
+            }
+        });
+    };
+    let report = store.baseline(&b.name, suite).map_err(|e| e.to_string())?;
+    if !b.lenient {
+        let missing: Vec<&str> = chosen
+            .iter()
+            .filter(|c| report.bench(&c.id).is_none())
+            .map(|c| c.id.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "baseline `{}` has no {}: {} (save it again, or use --baseline-lenient {} to \
+                 report them as new)",
+                b.name,
+                if missing.len() == 1 {
+                    "result for this benchmark"
+                } else {
+                    "results for these benchmarks"
+                },
+                missing.join(", "),
+                b.name
+            ));
+        }
+    }
+    Ok(Some((b.name.clone(), report)))
+}
+
+/// The comparison settings of one benchmark: the command line's, with the attribute's
+/// `thresholds` (`own`'s) for the counters the command line does not name.
+fn thresholds(own: Option<&Chosen>, args: &Args) -> crate::compare::Settings {
+    let mut settings = args.thresholds.clone();
+    if let Some(own) = own.filter(|c| !c.thresholds.is_empty()) {
+        // Later entries win: the attribute's first, then the command line's.
+        let cli = std::mem::take(&mut settings.thresholds);
+        settings.thresholds = own.thresholds.iter().cloned().chain(cli).collect();
+    }
+    settings
+}
+
+/// Adds to `bench` each counter's change since the same benchmark's counter in `base`, where
+/// both were measured.
+fn add_changes(bench: &mut Benchmark, base: &Report, settings: &crate::compare::Settings) {
+    let Some(old) = base
+        .bench(&bench.id)
+        .filter(|b| b.outcome == Outcome::Measured)
+    else {
+        return;
+    };
+    if bench.outcome != Outcome::Measured {
+        return;
+    }
+    for c in &mut bench.counters {
+        if let Some(o) = old.counter(&c.name) {
+            let earlier = base.earlier_figures(&bench.id, &c.name);
+            c.change = crate::compare::counter_change_over_runs(o, &earlier, c, &[], settings).ok();
+        }
+    }
+}
+
+pub(crate) fn run_config(args: &Args, events: &[Event]) -> Config {
+    config_of(args, events.iter().map(|e| e.name.clone()).collect())
+}
+
+/// The run's configuration, measuring `counters` by default.
+fn config_of(args: &Args, counters: Vec<String>) -> Config {
+    let plan = RunPlan::of(args);
+    Config {
+        sample_size: plan.sample_size,
+        warm_up_time: plan.warm_up_time,
+        measurement_time: plan.measurement_time,
+        sampling: if plan.linear {
+            Sampling::Linear
+        } else {
+            Sampling::Flat
+        },
+        counters,
+        confidence: stats::DEFAULT_CONFIDENCE,
+        resamples: stats::DEFAULT_RESAMPLES,
+        rounds: plan.rounds,
+    }
+}
+
+/// `ipc` (instructions / cycles), `branch-miss-rate` and `cache-miss-rate`, per sample, where
+/// both counters were measured.
+pub(crate) fn derived_metrics(counters: &[CounterResult], cfg: &StatsConfig) -> Vec<Derived> {
+    let find = |name: &str| {
+        counters
+            .iter()
+            .find(|c| c.name == name || c.name.starts_with(&format!("{name}:")))
+    };
+    let mut out = Vec::new();
+    for (name, num, den) in [
+        ("ipc", "instructions", "cycles"),
+        ("branch-miss-rate", "branch-misses", "branches"),
+        ("cache-miss-rate", "cache-misses", "cache-references"),
+    ] {
+        if let (Some(n), Some(d)) = (find(num), find(den)) {
+            let per_sample: Vec<f64> = n
+                .per_iteration
+                .iter()
+                .zip(&d.per_iteration)
+                .filter(|(_, d)| **d > 0.0)
+                .map(|(n, d)| n / d)
+                .collect();
+            let estimate = stats::estimate(&per_sample, None, cfg);
+            out.push(Derived {
+                name: name.to_owned(),
+                per_sample,
+                estimate,
+            });
+        }
+    }
+    out
+}
+
+pub(crate) fn failed(p: &Planned, error: String) -> Benchmark {
+    Benchmark {
+        error: Some(error),
+        ..bench_result(p, Outcome::Failed)
+    }
+}
+
+/// A benchmark's result without counters.
+pub(crate) fn bench_result(p: &Planned, outcome: Outcome) -> Benchmark {
+    Benchmark {
+        throughput: p.entry.options.throughput,
+        ..Benchmark::new(&p.id, &p.group, p.entry.name, p.params.as_deref(), outcome)
+    }
+}
+
+pub(crate) fn machine_info(m: &Machine, results: &[Benchmark]) -> model::Machine {
+    let mut sources: Vec<(String, crate::counters::Source)> = Vec::new();
+    for c in results.iter().flat_map(|b| &b.counters) {
+        if !sources.iter().any(|(n, _)| *n == c.name) {
+            sources.push((c.name.clone(), c.source));
+        }
+    }
+    model::Machine {
+        cpu: m.cpu_model.clone(),
+        arch: m.arch.clone(),
+        kernel: m.kernel.clone(),
+        cpus: m.cpus,
+        pmus: m.pmus.clone(),
+        core_pmus: m.core_pmus.clone(),
+        paranoid: m.paranoid,
+        sources,
+        simulator: None,
+    }
+}
+
+/// `--test --json PATH`: a report of the smoke test's outcomes (`tested` or `panicked`, no
+/// counters) at `path`. False, after saying why, when it cannot be written.
+pub(super) fn write_smoke_report(
+    suite: &str,
+    args: &Args,
+    results: Vec<RawBenchmark>,
+    path: &Path,
+) -> bool {
+    let results: Vec<Benchmark> = results.into_iter().map(Benchmark::from).collect();
+    let machine = machine_info(Machine::cached(), &results);
+    let report = Report::new(suite, machine, run_config(args, &[]), results);
+    let json = model::json::to_json(&report);
+    if let Err(e) = model::file::write_atomic(path, json.as_bytes()) {
+        eprintln!(
+            "error: cannot write the JSON report to {}: {e}",
+            path.display()
+        );
+        return false;
+    }
+    true
+}

@@ -1,0 +1,533 @@
+//! A lean benchmark binary's run (perfbench built without the `analysis` feature): the binary
+//! measures, the installed `perfbench` tool analyses.
+//!
+//! A lean build compiles the measurement layers only (registration, counters, the harness and
+//! this client): no statistics, no serde, no reports, which is what keeps a clean benchmark
+//! build small. `cargo bench` then runs the binary, which
+//! 1. selects the benchmarks and checks the counters as any run does (a bad `--counters` is
+//!    refused here, before anything starts);
+//! 2. starts the tool, `perfbench run-suite --suite SUITE --exe THIS_BINARY -- ARGS...` (its own
+//!    command line after `--`), found as `$PERFBENCH_TOOL` or `perfbench` on `PATH` (or
+//!    `$CARGO_HOME/bin`, `~/.cargo/bin`);
+//! 3. measures every benchmark in this process, exactly as a full build does, and sends each
+//!    result to the tool as soon as it has it; the tool compares it, and answers with the text
+//!    to print, which the binary prints between its progress lines;
+//! 4. closes the pipe; the tool writes the report files, the baseline and the HTML report as a
+//!    full build would (under the same `target/perfbench`), and sends the summary; the binary
+//!    prints it and exits with the tool's exit code.
+//!
+//! `--list` and `--test` (smoke tests, `cargo test --benches`) need no tool. `--paired`,
+//! `--simulate`, `--profile`, `--test --json` and the worker modes need the `analysis` feature
+//! in the benchmark build, and say so.
+//!
+//! # Protocol (version [`PROTOCOL`])
+//! Binary to tool, on the tool's standard input, one JSON object per line: first
+//! `{"perfbench_stream": 1, "perfbench": "0.1.0", "counters": [...], "benchmarks": [{"id":
+//! ..., "thresholds": [["wall-time", 0.1], ...]}, ...]}` (the default counters and the selected
+//! benchmarks with their attribute's thresholds), then one benchmark of the JSON report per
+//! line, with its samples and no estimates ([`RawBenchmark::to_json`](crate::harness::raw::RawBenchmark::to_json)), then the end of the
+//! input. Tool to binary, on the tool's standard output: frames, each `LENGTH\n` and then
+//! `LENGTH` bytes of text to print: one once the tool is ready (after it loaded the baseline),
+//! one after each benchmark, then any number until the tool exits. The tool's standard error is
+//! the binary's. A tool that refuses the run (a wrong version, a missing baseline) says why on
+//! standard error and exits before its first frame.
+
+// A full build (feature `analysis`) analyses in its own process and never starts the tool; it
+// compiles the client all the same, so that the workspace's checks cover it.
+#![cfg_attr(feature = "analysis", allow(dead_code))]
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+
+use super::cli::Args;
+use super::{Counted, Planned, RunPlan};
+use crate::events::Sysfs;
+use crate::harness::raw::push_str;
+use crate::machine::Machine;
+
+/// The version of the protocol between a lean benchmark binary and the tool.
+pub const PROTOCOL: u32 = 1;
+
+/// The environment variable that names the `perfbench` tool to start (a path).
+pub const TOOL_VAR: &str = "PERFBENCH_TOOL";
+
+/// How a user gets the tool.
+const INSTALL: &str = "cargo install perfbench --features html";
+
+/// Runs `chosen` in this lean binary and has the `perfbench` tool analyse them (see the
+/// module's documentation).
+pub(crate) fn run(suite: &str, args: &Args, chosen: &[Planned]) -> ExitCode {
+    let Some(tool) = find_tool() else {
+        eprintln!(
+            "error: this benchmark binary was built without perfbench's `analysis` feature: it \
+             measures, and the `perfbench` tool analyses and reports, but no `perfbench` was \
+             found on PATH (or in ${TOOL_VAR}). Install it once with `{INSTALL}`, or build the \
+             benchmarks with the feature (perfbench's default features)"
+        );
+        return ExitCode::from(2);
+    };
+    let sysfs = Sysfs::system();
+    let counted = match Counted::prepare(args, chosen, &sysfs, Machine::cached()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: cannot find this benchmark binary's path: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut tool_run = match ToolRun::start(&tool, suite, &exe) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!(
+                "error: cannot start the perfbench tool {}: {e}",
+                tool.display()
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let counters: Vec<&str> = counted
+        .cli_events
+        .as_ref()
+        .unwrap_or(&counted.defaults)
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    if tool_run.send(&hello(&counters, chosen)).is_err() || tool_run.frame().is_none() {
+        return tool_run.refused(&tool);
+    }
+    counted.measure(chosen, &sysfs, &RunPlan::of(args), &mut |_, raw, bar| {
+        let answer = tool_run
+            .send(&raw.to_json())
+            .ok()
+            .and_then(|()| tool_run.frame());
+        match answer {
+            Some(text) => bar.suspend(|| print_now(&text)),
+            None => {
+                bar.finish_and_clear();
+                eprintln!("error: the perfbench tool stopped during the run");
+                std::process::exit(tool_run.exit_code());
+            }
+        }
+    });
+    tool_run.finish()
+}
+
+/// The first line: the protocol, this library's version, the default counters and the selected
+/// benchmarks with their attribute's thresholds.
+fn hello(counters: &[&str], chosen: &[Planned]) -> String {
+    let mut out = format!(
+        "{{\"perfbench_stream\":{PROTOCOL},\"perfbench\":\"{}\",\"counters\":[",
+        env!("CARGO_PKG_VERSION")
+    );
+    for (i, name) in counters.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_str(&mut out, name);
+    }
+    out.push_str("],\"benchmarks\":[");
+    for (i, p) in chosen.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"id\":");
+        push_str(&mut out, &p.id);
+        out.push_str(",\"thresholds\":[");
+        for (j, (name, t)) in p.entry.options.thresholds.unwrap_or(&[]).iter().enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            out.push('[');
+            push_str(&mut out, name);
+            out.push(',');
+            crate::harness::raw::push_f64(&mut out, *t);
+            out.push(']');
+        }
+        out.push_str("]}");
+    }
+    out.push_str("]}");
+    out
+}
+
+fn print_now(text: &str) {
+    if !text.is_empty() {
+        print!("{text}");
+        let _ = std::io::stdout().flush();
+    }
+}
+
+/// `$PERFBENCH_TOOL`, else the first `perfbench` executable on `PATH`, else in
+/// `$CARGO_HOME/bin` or `~/.cargo/bin`.
+fn find_tool() -> Option<PathBuf> {
+    if let Some(tool) = std::env::var_os(TOOL_VAR).filter(|t| !t.is_empty()) {
+        return Some(PathBuf::from(tool));
+    }
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    if let Some(home) = std::env::var_os("CARGO_HOME") {
+        dirs.push(Path::new(&home).join("bin"));
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        dirs.push(Path::new(&home).join(".cargo/bin"));
+    }
+    dirs.into_iter()
+        .map(|d| d.join("perfbench"))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The tool, started for this run.
+struct ToolRun {
+    child: Child,
+    input: Option<ChildStdin>,
+    output: BufReader<ChildStdout>,
+}
+
+impl ToolRun {
+    fn start(tool: &Path, suite: &str, exe: &Path) -> std::io::Result<ToolRun> {
+        let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+        let mut child = Command::new(tool)
+            .arg("run-suite")
+            .arg("--suite")
+            .arg(suite)
+            .arg("--exe")
+            .arg(exe)
+            .arg("--")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()?;
+        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(std::io::Error::other("no pipes to the tool"));
+        };
+        Ok(ToolRun {
+            child,
+            input: Some(input),
+            output: BufReader::new(output),
+        })
+    }
+
+    /// Sends one line.
+    fn send(&mut self, line: &str) -> std::io::Result<()> {
+        let input = self
+            .input
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("closed"))?;
+        input.write_all(line.as_bytes())?;
+        input.write_all(b"\n")?;
+        input.flush()
+    }
+
+    /// The next frame's text; `None` at the end of the tool's output (or on a malformed frame).
+    fn frame(&mut self) -> Option<String> {
+        let mut len = String::new();
+        if self.output.read_line(&mut len).ok()? == 0 {
+            return None;
+        }
+        let len: usize = len.trim_end().parse().ok()?;
+        let mut text = vec![0; len];
+        self.output.read_exact(&mut text).ok()?;
+        Some(String::from_utf8_lossy(&text).into_owned())
+    }
+
+    /// The tool's exit code, once it exited (2 when it was killed or cannot be waited for).
+    fn exit_code(&mut self) -> i32 {
+        drop(self.input.take());
+        match self.child.wait() {
+            Ok(status) => status.code().unwrap_or(2),
+            Err(_) => 2,
+        }
+    }
+
+    /// The tool refused the run or ended before it started: it said why on standard error.
+    fn refused(mut self, tool: &Path) -> ExitCode {
+        let code = self.exit_code();
+        eprintln!(
+            "note: the perfbench tool {} ended before the run started (exit code {code})",
+            tool.display()
+        );
+        ExitCode::from(u8::try_from(code).unwrap_or(2).max(1))
+    }
+
+    /// Ends the input, prints the tool's last frames, and returns its exit code.
+    fn finish(mut self) -> ExitCode {
+        drop(self.input.take());
+        while let Some(text) = self.frame() {
+            print_now(&text);
+        }
+        ExitCode::from(u8::try_from(self.exit_code()).unwrap_or(2))
+    }
+}
+
+/// Writes one frame of text for the benchmark binary to print.
+#[cfg(feature = "analysis")]
+pub(crate) fn send_frame(out: &mut dyn Write, text: &str) -> std::io::Result<()> {
+    write!(out, "{}\n{text}", text.len())?;
+    out.flush()
+}
+
+/// What the first line of a lean binary's run says.
+#[cfg(feature = "analysis")]
+#[derive(Debug)]
+pub(crate) struct Hello {
+    /// The default counters of the run.
+    pub(crate) counters: Vec<String>,
+    /// The selected benchmarks.
+    pub(crate) chosen: Vec<super::analyse::Chosen>,
+}
+
+/// Reads and checks the first line.
+#[cfg(feature = "analysis")]
+pub(crate) fn read_hello(input: &mut dyn BufRead) -> Result<Hello, String> {
+    #[derive(serde_derive::Deserialize)]
+    struct Wire {
+        perfbench_stream: u32,
+        perfbench: String,
+        counters: Vec<String>,
+        benchmarks: Vec<WireBench>,
+    }
+    #[derive(serde_derive::Deserialize)]
+    struct WireBench {
+        id: String,
+        #[serde(default)]
+        thresholds: Vec<(String, f64)>,
+    }
+    let mut line = String::new();
+    match input.read_line(&mut line) {
+        Ok(0) => return Err("the benchmark binary sent nothing".into()),
+        Ok(_) => {}
+        Err(e) => return Err(format!("cannot read from the benchmark binary: {e}")),
+    }
+    let wire: Wire = serde_json::from_str(&line)
+        .map_err(|e| format!("the benchmark binary's first line is not this protocol's: {e}"))?;
+    let ours = env!("CARGO_PKG_VERSION");
+    if wire.perfbench_stream != PROTOCOL || wire.perfbench != ours {
+        return Err(format!(
+            "the benchmark binary was built with perfbench {} (protocol {}), and this tool is \
+             perfbench {ours} (protocol {PROTOCOL}): install the tool of the library's version \
+             (`{INSTALL} --version ={}`)",
+            wire.perfbench, wire.perfbench_stream, wire.perfbench
+        ));
+    }
+    Ok(Hello {
+        counters: wire.counters,
+        chosen: wire
+            .benchmarks
+            .into_iter()
+            .map(|b| super::analyse::Chosen {
+                id: b.id,
+                thresholds: b.thresholds,
+            })
+            .collect(),
+    })
+}
+
+/// The next benchmark result; `None` at the end of the input.
+#[cfg(feature = "analysis")]
+pub(crate) fn read_benchmark(
+    input: &mut dyn BufRead,
+) -> Result<Option<crate::model::Benchmark>, String> {
+    let mut line = String::new();
+    match input.read_line(&mut line) {
+        Ok(0) => Ok(None),
+        Ok(_) => serde_json::from_str(&line)
+            .map(Some)
+            .map_err(|e| format!("a result from the benchmark binary does not read: {e}")),
+        Err(e) => Err(format!("cannot read from the benchmark binary: {e}")),
+    }
+}
+
+#[cfg(all(test, feature = "analysis"))]
+mod tests {
+    use super::*;
+    use crate::counters::Source;
+    use crate::harness::raw::{Outcome, RawBenchmark, RawCounter};
+    use crate::harness::Throughput;
+    use crate::model::Benchmark;
+
+    fn raw(name: &str, values: Vec<f64>) -> RawBenchmark {
+        RawBenchmark {
+            id: format!("g/{name}/1"),
+            group: "g".into(),
+            name: name.into(),
+            params: Some("1".into()),
+            throughput: Some(Throughput::Elements(u64::MAX)),
+            outcome: Outcome::Measured,
+            error: None,
+            counters: vec![
+                RawCounter {
+                    name: "wall-time".into(),
+                    unit: "ns".into(),
+                    source: Source::Clock,
+                    multiplexed: false,
+                    per_iteration: values.clone(),
+                    iterations: vec![1, u64::MAX],
+                    rounds: vec![1, 1],
+                    overhead: f64::NAN,
+                },
+                RawCounter {
+                    name: "cycles:u".into(),
+                    unit: "count".into(),
+                    source: Source::Rdpmc,
+                    multiplexed: true,
+                    per_iteration: values.iter().map(|v| v * 3.0).collect(),
+                    iterations: vec![7, 7],
+                    rounds: Vec::new(),
+                    overhead: 12.5,
+                },
+            ],
+        }
+    }
+
+    /// The same values, NaN equal to NaN.
+    fn same(a: &[f64], b: &[f64]) -> bool {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+    }
+
+    /// What a lean binary writes reads back, with the report's own types, as exactly what
+    /// was measured: odd names, extreme and non-finite floats, 64-bit counts.
+    #[test]
+    fn raw_results_read_back_exactly_with_the_reports_types() {
+        let mut rng = crate::stats::rng::Rng::new(7);
+        let names = [
+            "plain",
+            "quo\"te",
+            "back\\slash",
+            "new\nline",
+            "tab\tctl\u{1}",
+            "é€😀",
+            "",
+        ];
+        for (i, name) in names.iter().enumerate() {
+            let mut values: Vec<f64> = (0..50)
+                .map(|_| f64::from_bits(rng.next_u64()))
+                .filter(|v| v.is_finite())
+                .collect();
+            values.extend([
+                0.1,
+                -0.0,
+                1e-300,
+                f64::MAX,
+                f64::MIN_POSITIVE,
+                5e-324,
+                f64::INFINITY,
+            ]);
+            let mut r = raw(name, values);
+            if i % 2 == 1 {
+                r.outcome = Outcome::Panicked;
+                r.error = Some(format!("boom \"{name}\""));
+                r.throughput = None;
+                r.params = None;
+            }
+            let line = r.to_json();
+            assert!(!line.contains('\n'), "one line: {line}");
+            let read: Benchmark =
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            let want = Benchmark::from(r.clone());
+            assert_eq!(
+                (
+                    &read.id,
+                    &read.group,
+                    &read.name,
+                    &read.params,
+                    read.throughput,
+                    read.outcome,
+                    &read.error
+                ),
+                (
+                    &want.id,
+                    &want.group,
+                    &want.name,
+                    &want.params,
+                    want.throughput,
+                    want.outcome,
+                    &want.error
+                )
+            );
+            assert_eq!(read.counters.len(), 2);
+            for (a, b) in read.counters.iter().zip(&want.counters) {
+                assert_eq!(
+                    (
+                        &a.name,
+                        &a.unit,
+                        a.source,
+                        a.multiplexed,
+                        &a.iterations,
+                        &a.rounds
+                    ),
+                    (
+                        &b.name,
+                        &b.unit,
+                        b.source,
+                        b.multiplexed,
+                        &b.iterations,
+                        &b.rounds
+                    )
+                );
+                // Non-finite values are written as null and read as NaN.
+                let finite: Vec<f64> = b
+                    .per_iteration
+                    .iter()
+                    .map(|v| if v.is_finite() { *v } else { f64::NAN })
+                    .collect();
+                assert!(same(&a.per_iteration, &finite), "{name}");
+                assert!(same(&[a.overhead], &[b.overhead]));
+                assert!(a.estimate.is_none() && a.change.is_none());
+            }
+        }
+    }
+
+    #[test]
+    fn the_tool_refuses_another_version_and_names_both() {
+        let line =
+            "{\"perfbench_stream\":1,\"perfbench\":\"9.9.9\",\"counters\":[],\"benchmarks\":[]}\n";
+        let e = read_hello(&mut line.as_bytes()).unwrap_err();
+        assert!(
+            e.contains("9.9.9") && e.contains(env!("CARGO_PKG_VERSION")),
+            "{e}"
+        );
+        assert!(e.contains("cargo install perfbench"), "{e}");
+        let e = read_hello(&mut "not json\n".as_bytes()).unwrap_err();
+        assert!(e.contains("not this protocol's"), "{e}");
+        assert!(read_hello(&mut "".as_bytes()).is_err());
+    }
+
+    #[test]
+    fn the_first_line_carries_the_counters_and_the_attributes_thresholds() {
+        let ours = format!(
+            "{{\"perfbench_stream\":{PROTOCOL},\"perfbench\":\"{}\",\"counters\":[\"wall-time\"],\
+             \"benchmarks\":[{{\"id\":\"g/a\",\"thresholds\":[[\"wall-time\",0.1]]}},{{\"id\":\"g/b\",\"thresholds\":[]}}]}}\n",
+            env!("CARGO_PKG_VERSION")
+        );
+        let hello = read_hello(&mut ours.as_bytes()).unwrap();
+        assert_eq!(hello.counters, ["wall-time"]);
+        assert_eq!(hello.chosen.len(), 2);
+        assert_eq!(hello.chosen[0].thresholds, [("wall-time".to_owned(), 0.1)]);
+        assert!(hello.chosen[1].thresholds.is_empty());
+    }
+
+    #[test]
+    fn frames_carry_any_text() {
+        let mut out = Vec::new();
+        for text in ["", "one\n", "两\n\n3"] {
+            send_frame(&mut out, text).unwrap();
+        }
+        assert_eq!(out, "0\n4\none\n6\n两\n\n3".as_bytes());
+    }
+}

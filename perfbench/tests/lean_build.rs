@@ -1,0 +1,290 @@
+//! The lean build, end to end: a throwaway downstream crate depends on this checkout's
+//! `perfbench` with `default-features = false` (no `analysis`), and its bench binary is run
+//! without the tool and with it (`PERFBENCH_TOOL`, this package's `perfbench`).
+//!
+//! - The lean dependency tree has no serde, serde_json or plotters (what makes the build small).
+//! - Without the tool: `--bench` exits 2 and says how to install it; `--list` and `--test`
+//!   (what `cargo test --benches` runs) work.
+//! - With it: a run prints every benchmark and its summary, writes the JSON report (estimates
+//!   computed by the tool), the HTML report and, with `--save-baseline`, the baseline with the
+//!   bench executable; a second run compares with that baseline (the attribute's thresholds
+//!   reach the tool) and prints the report as JSON with `--format json`; a panicking benchmark
+//!   makes the run exit 1; a missing baseline stops it with exit 2 before measuring.
+//!
+//! The crate is built in the dev profile under this workspace's `target/lean-build` (the same
+//! path in every run, so that later runs build incrementally), offline, with the workspace's
+//! lock file.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use perfbench::model::{file, json, Outcome};
+
+const PERFBENCH: &str = env!("CARGO_MANIFEST_DIR");
+
+const BENCH: &str = r#"//! Written by perfbench's tests/lean_build.rs.
+use perfbench::{black_box, perfbench, Bencher};
+
+#[perfbench(counters = ["wall-time", "page-faults"], thresholds = ["wall-time=40"])]
+fn mix() -> u64 {
+    let mut x = 0u64;
+    for i in 0..black_box(2000u64) {
+        x = black_box(x.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i));
+    }
+    x
+}
+
+#[perfbench(args = [64, 4096], throughput = bytes(len), counters = ["wall-time"])]
+fn sum(b: &mut Bencher, len: usize) {
+    let data = vec![7u8; len];
+    b.iter(|| data.iter().map(|&x| u64::from(x)).sum::<u64>());
+}
+
+#[perfbench(counters = ["wall-time"])]
+fn sometimes_panics() -> u64 {
+    if std::env::var_os("LEAN_PANIC").is_some() {
+        panic!("asked to panic");
+    }
+    black_box(1)
+}
+
+perfbench::main!();
+"#;
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    // What `cargo test` set for this test (the package's manifest, features, ...) is not the
+    // throwaway crate's.
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy().into_owned();
+        if key.starts_with("CARGO_") && key != "CARGO_HOME" {
+            c.env_remove(&key);
+        }
+    }
+    c.env("CARGO_TERM_COLOR", "never")
+        .env("CARGO_NET_OFFLINE", "true");
+    c
+}
+
+/// The workspace's target directory (the parent of `CARGO_TARGET_TMPDIR`).
+fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("lean-build")
+}
+
+struct Lean {
+    dir: PathBuf,
+    target: PathBuf,
+    exe: PathBuf,
+}
+
+impl Lean {
+    fn build() -> Lean {
+        let dir = std::env::temp_dir().join(format!("perfbench-lean-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("benches")).unwrap();
+        fs::write(
+            dir.join("Cargo.toml"),
+            format!(
+                "[package]\nname = \"lean-demo\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+                 publish = false\n\n[dev-dependencies]\n\
+                 perfbench = {{ path = {:?}, default-features = false }}\n\n\
+                 [[bench]]\nname = \"lean\"\nharness = false\n\n[workspace]\n",
+                PERFBENCH
+            ),
+        )
+        .unwrap();
+        fs::write(dir.join("benches/lean.rs"), BENCH).unwrap();
+        let workspace = Path::new(PERFBENCH).parent().unwrap();
+        fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+        let target = target_dir();
+        let tree = cargo()
+            .current_dir(&dir)
+            .env("CARGO_TARGET_DIR", &target)
+            .args([
+                "tree", "--edges", "all", "--prefix", "none", "--target", "all",
+            ])
+            .output()
+            .unwrap();
+        let tree = format!(
+            "{}{}",
+            String::from_utf8_lossy(&tree.stdout),
+            String::from_utf8_lossy(&tree.stderr)
+        );
+        assert!(tree.contains("perfbench v"), "cargo tree:\n{tree}");
+        for heavy in ["serde ", "serde_json ", "serde_derive ", "plotters "] {
+            assert!(
+                !tree.lines().any(|l| l.starts_with(heavy)),
+                "the lean build compiles {heavy}:\n{tree}"
+            );
+        }
+        let out = cargo()
+            .current_dir(&dir)
+            .env("CARGO_TARGET_DIR", &target)
+            .args(["build", "--benches", "--message-format", "json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "building the lean crate failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The bench executable, from cargo's messages.
+        let exe = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains("\"name\":\"lean\"") && l.contains("\"executable\":\""))
+            .filter_map(|l| l.split("\"executable\":\"").nth(1))
+            .filter_map(|rest| rest.split('"').next())
+            .map(PathBuf::from)
+            .next()
+            .expect("cargo names the bench executable");
+        Lean { dir, target, exe }
+    }
+
+    fn reports(&self) -> PathBuf {
+        self.target.join("perfbench")
+    }
+
+    /// The bench binary with `args`, the tool named by `PERFBENCH_TOOL` (or none at all).
+    fn run(&self, tool: bool, args: &[&str], panic: bool) -> Output {
+        let mut c = Command::new(&self.exe);
+        c.current_dir(&self.dir)
+            .args(args)
+            .env("CARGO_TARGET_DIR", &self.target)
+            .env_remove("PERFBENCH_TOOL")
+            .env_remove("LEAN_PANIC")
+            .env_remove("CARGO_HOME")
+            .env("NO_COLOR", "1");
+        if tool {
+            c.env("PERFBENCH_TOOL", env!("CARGO_BIN_EXE_perfbench"));
+        } else {
+            c.env("PATH", "/usr/bin:/bin").env("HOME", &self.dir);
+        }
+        if panic {
+            c.env("LEAN_PANIC", "1");
+        }
+        c.output().unwrap()
+    }
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+const QUICK: &[&str] = &["--bench", "--quick", "--rounds", "2", "--sample-size", "10"];
+
+#[test]
+fn a_lean_bench_binary_measures_and_the_tool_analyses() {
+    let lean = Lean::build();
+    let _ = fs::remove_dir_all(lean.reports());
+    let ids = [
+        "lean/mix",
+        "lean/sum/64",
+        "lean/sum/4096",
+        "lean/sometimes_panics",
+    ];
+
+    // Without the tool.
+    let o = lean.run(false, QUICK, false);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(err.contains("cargo install perfbench"), "{err}");
+    assert!(!lean.reports().join("lean.json").exists());
+    let o = lean.run(false, &["--list"], false);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    for id in ids {
+        assert!(out.contains(&format!("{id}: benchmark")), "{out}");
+    }
+    let o = lean.run(false, &[], false);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains("test result: ok. 4 passed"), "{out}");
+
+    // With it: a run that saves a baseline.
+    let mut args = QUICK.to_vec();
+    args.extend(["--save-baseline", "main"]);
+    let o = lean.run(true, &args, false);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    for id in ids {
+        assert!(out.contains(id.rsplit('/').next().unwrap()), "{id}: {out}");
+    }
+    assert!(out.contains("4 benchmarks: 4 measured"), "{out}");
+    assert!(err.contains("saved baseline `main`"), "{err}");
+    let report = file::load(&lean.reports().join("lean.json")).unwrap();
+    assert_eq!(report.suite, "lean");
+    assert_eq!(report.benchmarks.len(), 4);
+    for b in &report.benchmarks {
+        assert_eq!(b.outcome, Outcome::Measured, "{}", b.id);
+        let wall = b.counter("wall-time").unwrap();
+        assert_eq!(wall.per_iteration.len(), 10, "{}", b.id);
+        assert_eq!(wall.rounds, [5, 5], "{}", b.id);
+        let e = wall.estimate.expect("the tool computes the estimates");
+        assert!(
+            e.point > 0.0 && e.ci_low <= e.point && e.point <= e.ci_high,
+            "{e:?}"
+        );
+    }
+    assert!(report
+        .bench("lean/mix")
+        .unwrap()
+        .counter("page-faults")
+        .is_some());
+    let baseline = lean.reports().join("baselines/main");
+    assert!(baseline.join("lean.json").is_file() && baseline.join("lean.exe").is_file());
+    assert!(lean.reports().join("report/index.html").is_file());
+
+    // Compared with the baseline, as JSON on stdout.
+    let mut args = QUICK.to_vec();
+    args.extend(["--baseline", "main", "--format", "json"]);
+    let o = lean.run(true, &args, false);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let printed = json::from_json(&out).unwrap_or_else(|e| panic!("{e}:\n{out}"));
+    assert_eq!(
+        printed.baseline.as_ref().map(|b| b.name.as_str()),
+        Some("main")
+    );
+    let mix = printed
+        .bench("lean/mix")
+        .unwrap()
+        .counter("wall-time")
+        .unwrap();
+    let change = mix.change.expect("compared with the baseline");
+    // The attribute's `thresholds = ["wall-time=40"]` reached the tool.
+    assert_eq!(change.threshold, 0.40, "{change:?}");
+    let sum = printed
+        .bench("lean/sum/64")
+        .unwrap()
+        .counter("wall-time")
+        .unwrap();
+    assert_ne!(sum.change.unwrap().threshold, 0.40);
+
+    // A panicking benchmark: exit 1, the others measured.
+    let o = lean.run(true, QUICK, true);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(out.contains("asked to panic"), "{out}");
+    let report = file::load(&lean.reports().join("lean.json")).unwrap();
+    let panicked = report.bench("lean/sometimes_panics").unwrap();
+    assert_eq!(panicked.outcome, Outcome::Panicked);
+    assert_eq!(report.bench("lean/mix").unwrap().outcome, Outcome::Measured);
+
+    // A missing baseline stops the run before anything is measured.
+    let before = fs::read(lean.reports().join("lean.json")).unwrap();
+    let mut args = QUICK.to_vec();
+    args.extend(["--baseline", "nosuch"]);
+    let o = lean.run(true, &args, false);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(err.contains("no baseline `nosuch`"), "{err}");
+    assert_eq!(fs::read(lean.reports().join("lean.json")).unwrap(), before);
+    let _ = fs::remove_dir_all(&lean.dir);
+}
