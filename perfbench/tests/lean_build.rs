@@ -10,6 +10,11 @@
 //!   bench executable; a second run compares with that baseline (the attribute's thresholds
 //!   reach the tool) and prints the report as JSON with `--format json`; a panicking benchmark
 //!   makes the run exit 1; a missing baseline stops it with exit 2 before measuring.
+//! - The runs the tool drives itself, the lean binary handing them over: `--paired main` (the
+//!   lean binary and the baseline's saved copy as the workers) and `--simulate` (the lean binary
+//!   under Callgrind; skipped with a printed reason where Valgrind is not installed); and the
+//!   smoke test's `--test --json PATH`, which the tool writes. `--profile` needs the feature
+//!   `profile` and says so.
 //!
 //! The crate is built in the dev profile under this workspace's `target/lean-build` (the same
 //! path in every run, so that later runs build incrementally), offline, with the workspace's
@@ -276,6 +281,72 @@ fn a_lean_bench_binary_measures_and_the_tool_analyses() {
     let panicked = report.bench("lean/sometimes_panics").unwrap();
     assert_eq!(panicked.outcome, Outcome::Panicked);
     assert_eq!(report.bench("lean/mix").unwrap().outcome, Outcome::Measured);
+
+    // Paired with the baseline's saved copy: the tool drives both as workers.
+    let mut args = QUICK.to_vec();
+    args.extend(["--paired", "main", "--json"]);
+    let paired_json = lean.dir.join("paired.json");
+    args.push(paired_json.to_str().unwrap());
+    let o = lean.run(true, &args, false);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    let paired = file::load(&paired_json).unwrap();
+    assert_eq!(paired.benchmarks.len(), 4);
+    let mix = paired
+        .bench("lean/mix")
+        .unwrap()
+        .counter("wall-time")
+        .unwrap();
+    let change = mix.change.expect("a paired verdict");
+    assert_eq!(change.method, perfbench::stats::Method::Paired, "{out}");
+
+    // The smoke test's report, written by the tool.
+    let smoke_json = lean.dir.join("smoke.json");
+    let o = lean.run(
+        true,
+        &["--test", "--json", smoke_json.to_str().unwrap()],
+        false,
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains("test result: ok. 4 passed"), "{out}");
+    let smoke = file::load(&smoke_json).unwrap();
+    assert_eq!(smoke.benchmarks.len(), 4);
+    assert!(smoke
+        .benchmarks
+        .iter()
+        .all(|b| b.outcome == Outcome::Tested));
+
+    // Profile mode samples in the benchmark binary: it needs the feature.
+    let o = lean.run(true, &["--bench", "--profile"], false);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("`profile` feature"), "{err}");
+
+    // Simulated under Callgrind, the tool driving the lean binary.
+    if Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        let o = lean.run(true, &["--bench", "--simulate", "--quick", "mix"], false);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{out}\n{err}");
+        let report = file::load(&lean.reports().join("lean.json")).unwrap();
+        let instructions = report
+            .bench("lean/mix")
+            .unwrap()
+            .counter("instructions")
+            .unwrap();
+        assert_eq!(instructions.source, perfbench::Source::Callgrind);
+        let e = instructions.estimate.unwrap();
+        assert!(
+            e.point > 2000.0 && e.ci_low == e.ci_high,
+            "exact counts: {e:?}"
+        );
+    } else {
+        eprintln!("skipped --simulate: Valgrind is not installed here (apt-get install valgrind)");
+    }
 
     // A missing baseline stops the run before anything is measured.
     let before = fs::read(lean.reports().join("lean.json")).unwrap();

@@ -117,11 +117,7 @@ impl RawBenchmark {
         out.push_str(",\"params\":");
         push_opt_str(&mut out, self.params.as_deref());
         out.push_str(",\"throughput\":");
-        match self.throughput {
-            None => out.push_str("null"),
-            Some(Throughput::Bytes(n)) => out.push_str(&format!("{{\"bytes\":{n}}}")),
-            Some(Throughput::Elements(n)) => out.push_str(&format!("{{\"elements\":{n}}}")),
-        }
+        push_throughput(&mut out, self.throughput);
         out.push_str(",\"outcome\":");
         push_str(&mut out, self.outcome.as_str());
         out.push_str(",\"error\":");
@@ -183,6 +179,15 @@ pub(crate) fn push_str(out: &mut String, s: &str) {
         }
     }
     out.push('"');
+}
+
+/// `t` as the report writes it (`{"bytes": N}`, `{"elements": N}`), or `null`.
+pub(crate) fn push_throughput(out: &mut String, t: Option<Throughput>) {
+    match t {
+        None => out.push_str("null"),
+        Some(Throughput::Bytes(n)) => out.push_str(&format!("{{\"bytes\":{n}}}")),
+        Some(Throughput::Elements(n)) => out.push_str(&format!("{{\"elements\":{n}}}")),
+    }
 }
 
 /// `s` as a JSON string, or `null`.

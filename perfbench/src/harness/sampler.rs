@@ -81,7 +81,6 @@ pub struct Plan {
 
 impl Plan {
     /// The plan of a simulated sampler, whose samples are not planned by time.
-    #[cfg(feature = "analysis")]
     fn simulated() -> Plan {
         Plan {
             sample_size: 2,
@@ -587,7 +586,6 @@ impl Sampler {
 
     /// A sampler under Callgrind: one simulated sample per round, its dumps written to
     /// `simulation`'s directory; the counters and the plan's times are not used.
-    #[cfg(feature = "analysis")]
     pub(crate) fn simulated(simulation: Simulation) -> Sampler {
         Sampler {
             simulation: Some(simulation),
@@ -596,14 +594,12 @@ impl Sampler {
     }
 
     /// The simulated measurement so far, under Callgrind.
-    #[cfg(feature = "analysis")]
     pub(crate) fn simulation(&self) -> Option<&Simulation> {
         self.simulation.as_ref()
     }
 
     /// A worker's sampler: warms up for the plan's warm-up time, then samples when `remote`
     /// says ([`Command`]); the plan's sample size, measurement time and rounds are not used.
-    #[cfg(feature = "analysis")]
     pub(crate) fn remote(counters: Counters, plan: Plan, remote: Box<dyn Remote>) -> Sampler {
         Sampler {
             remote: Some(remote),

@@ -21,25 +21,63 @@ use crate::model::{self, Benchmark, Config, CounterResult, Derived, Outcome, Rep
 use crate::report;
 use crate::stats::{self, StatsConfig};
 
-/// What the analysis needs of a selected benchmark: its id, and its attribute's thresholds.
+/// What the analysis needs of a selected benchmark: its identity and its attribute's options
+/// that outlive the measurement (throughput, counters for `--simulate`, thresholds). Made from
+/// the registration in a full build ([`Chosen::of`]), or read from a lean binary's description
+/// of its benchmarks ([`super::stream`]).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Chosen {
     pub(crate) id: String,
+    pub(crate) group: String,
+    pub(crate) name: String,
+    pub(crate) params: Option<String>,
+    pub(crate) throughput: Option<model::Throughput>,
+    /// The attribute's `counters`, if any.
+    pub(crate) counters: Option<Vec<String>>,
+    /// The attribute's `thresholds`.
     pub(crate) thresholds: Vec<(String, f64)>,
 }
 
 impl Chosen {
     pub(super) fn of(p: &Planned) -> Chosen {
+        let o = &p.entry.options;
         Chosen {
             id: p.id.clone(),
-            thresholds: p
-                .entry
-                .options
+            group: p.group.clone(),
+            name: p.entry.name.to_owned(),
+            params: p.params.clone(),
+            throughput: o.throughput,
+            counters: o
+                .counters
+                .map(|c| c.iter().map(|&n| n.to_owned()).collect()),
+            thresholds: o
                 .thresholds
                 .unwrap_or(&[])
                 .iter()
                 .map(|&(name, t)| (name.to_owned(), t))
                 .collect(),
+        }
+    }
+
+    /// Its result without counters.
+    pub(crate) fn result(&self, outcome: Outcome) -> Benchmark {
+        Benchmark {
+            throughput: self.throughput,
+            ..Benchmark::new(
+                &self.id,
+                &self.group,
+                &self.name,
+                self.params.as_deref(),
+                outcome,
+            )
+        }
+    }
+
+    /// Its result when it could not be measured.
+    pub(crate) fn failed(&self, error: String) -> Benchmark {
+        Benchmark {
+            error: Some(error),
+            ..self.result(Outcome::Failed)
         }
     }
 }
@@ -55,7 +93,7 @@ enum Source<'a> {
     /// Under Callgrind, a child process per benchmark (`--simulate`).
     Simulated {
         sim: simulate::Simulate,
-        planned: &'a [Planned],
+        chosen: &'a [Chosen],
     },
     /// Measured by a lean benchmark binary, which reads what to print from `output`.
     Streamed {
@@ -89,10 +127,7 @@ pub(super) fn run(suite: &str, args: &Args, chosen: Vec<Planned>) -> ExitCode {
         return match simulate::Simulate::prepare(args) {
             Ok(sim) => {
                 let config = sim.config();
-                let source = Source::Simulated {
-                    sim,
-                    planned: &chosen,
-                };
+                let source = Source::Simulated { sim, chosen: &ids };
                 analysed_run(suite, args, &ids, config, source)
             }
             Err(e) => {
@@ -128,6 +163,8 @@ pub struct StreamedSuite {
     pub suite: String,
     /// The benchmark binary (for the output directory, the run history and saved baselines).
     pub exe: PathBuf,
+    /// Its command line (without the program), as it was given.
+    pub args: Vec<std::ffi::OsString>,
 }
 
 /// Analyses the run of a lean benchmark binary (built without the `analysis` feature), which
@@ -142,6 +179,13 @@ pub fn run_streamed(
 ) -> ExitCode {
     // Set once per process: the tool serves one benchmark binary.
     let _ = super::BENCH_EXE.set(suite.exe.clone());
+    // Runs the tool drives itself (the binary handed them over and is gone).
+    if let Some(name) = &args.paired {
+        return paired::paired_with_baseline(&suite.suite, name, args);
+    }
+    if args.simulate {
+        return simulate_for(suite, args);
+    }
     let hello = match stream::read_hello(input) {
         Ok(h) => h,
         Err(e) => {
@@ -152,9 +196,80 @@ pub fn run_streamed(
     let Hello {
         counters, chosen, ..
     } = hello;
+    if args.test {
+        return smoke_streamed(&suite.suite, args, input, output);
+    }
     let config = config_of(args, counters);
     let source = Source::Streamed { input, output };
     analysed_run(&suite.suite, args, &chosen, config, source)
+}
+
+/// `--simulate` for a lean binary: its benchmarks as it describes them
+/// (`--perfbench-describe`), each run under Callgrind as a full build runs them.
+fn simulate_for(suite: &StreamedSuite, args: &Args) -> ExitCode {
+    let described = std::process::Command::new(&suite.exe)
+        .args(&suite.args)
+        .arg("--perfbench-describe")
+        .stderr(std::process::Stdio::inherit())
+        .output();
+    let hello = match described {
+        Ok(out) if out.status.success() => stream::read_hello(&mut out.stdout.as_slice()),
+        Ok(out) => Err(format!(
+            "{} --perfbench-describe ended with {}",
+            suite.exe.display(),
+            out.status
+        )),
+        Err(e) => Err(format!("cannot run {}: {e}", suite.exe.display())),
+    };
+    let chosen = match hello {
+        Ok(h) => h.chosen,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match simulate::Simulate::prepare(args) {
+        Ok(sim) => {
+            let config = sim.config();
+            let source = Source::Simulated {
+                sim,
+                chosen: &chosen,
+            };
+            analysed_run(&suite.suite, args, &chosen, config, source)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `--test --json PATH` for a lean binary: the outcomes it sends, written as the report.
+fn smoke_streamed(
+    suite: &str,
+    args: &Args,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> ExitCode {
+    if let Err(e) = stream::send_frame(output, "") {
+        eprintln!("error: the benchmark binary stopped listening: {e}");
+        return ExitCode::from(2);
+    }
+    let mut results = Vec::new();
+    loop {
+        match stream::read_benchmark(input) {
+            Ok(Some(b)) => results.push(b),
+            Ok(None) => break,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match &args.json {
+        Some(path) if !write_smoke(suite, args, results, path) => ExitCode::from(2),
+        _ => ExitCode::SUCCESS,
+    }
 }
 
 /// The analysis of a run whose results come from `source`: each benchmark compared and printed
@@ -236,9 +351,9 @@ fn analysed_run(
     let linear = config.sampling == Sampling::Linear;
     let mut output: Option<&mut dyn Write> = None;
     let (results, simulator) = match source {
-        Source::Simulated { sim, planned } => {
-            let bar = Progress::new(planned.len() as u64);
-            let results = sim.measure(suite, planned, &bar, &mut |_, r, bar| {
+        Source::Simulated { sim, chosen } => {
+            let bar = Progress::new(chosen.len() as u64);
+            let results = sim.measure(suite, chosen, &bar, &mut |_, r, bar| {
                 let text = finished(r);
                 print(bar, &text);
             });
@@ -599,21 +714,6 @@ pub(crate) fn derived_metrics(counters: &[CounterResult], cfg: &StatsConfig) -> 
     out
 }
 
-pub(crate) fn failed(p: &Planned, error: String) -> Benchmark {
-    Benchmark {
-        error: Some(error),
-        ..bench_result(p, Outcome::Failed)
-    }
-}
-
-/// A benchmark's result without counters.
-pub(crate) fn bench_result(p: &Planned, outcome: Outcome) -> Benchmark {
-    Benchmark {
-        throughput: p.entry.options.throughput,
-        ..Benchmark::new(&p.id, &p.group, p.entry.name, p.params.as_deref(), outcome)
-    }
-}
-
 pub(crate) fn machine_info(m: &Machine, results: &[Benchmark]) -> model::Machine {
     let mut sources: Vec<(String, crate::counters::Source)> = Vec::new();
     for c in results.iter().flat_map(|b| &b.counters) {
@@ -643,6 +743,10 @@ pub(super) fn write_smoke_report(
     path: &Path,
 ) -> bool {
     let results: Vec<Benchmark> = results.into_iter().map(Benchmark::from).collect();
+    write_smoke(suite, args, results, path)
+}
+
+fn write_smoke(suite: &str, args: &Args, results: Vec<Benchmark>, path: &Path) -> bool {
     let machine = machine_info(Machine::cached(), &results);
     let report = Report::new(suite, machine, run_config(args, &[]), results);
     let json = model::json::to_json(&report);

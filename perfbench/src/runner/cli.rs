@@ -72,6 +72,9 @@ pub struct Args {
     /// `--perfbench-simulated DIR` (not in `--help`): this process runs under Callgrind for a
     /// `--simulate` run; its dumps and its result go to DIR.
     pub simulated: Option<PathBuf>,
+    /// `--perfbench-describe` (not in `--help`): print the selected benchmarks (ids, options) as
+    /// one line of JSON for the `perfbench` tool ([`crate::runner::stream`]) and exit.
+    pub describe: bool,
     /// `--profile`: sample the measured region of each selected benchmark into
     /// `target/perfbench/profile/<id>/perf.data` (feature `profile`).
     pub profile: bool,
@@ -428,6 +431,7 @@ where
         worker: None,
         simulate: false,
         simulated: None,
+        describe: false,
         profile: false,
         profile_counter: None,
         profile_frequency: None,
@@ -537,6 +541,7 @@ where
                 }
             }
             "perfbench-simulated" => a.simulated = Some(PathBuf::from(parser.value()?)),
+            "perfbench-describe" => a.describe = true,
             "fail-on-regression" => a.fail_on_regression = true,
             "noise-threshold" => {
                 a.thresholds.noise_threshold =
@@ -862,6 +867,7 @@ mod tests {
             "branch-filter",
             "profile-frequency",
             "perfbench-simulated",
+            "perfbench-describe",
             "fail-on-regression",
             "noise-threshold",
             "threshold",

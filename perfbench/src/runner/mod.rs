@@ -16,14 +16,15 @@ pub mod paired;
 #[cfg(feature = "profile")]
 pub mod profile;
 mod progress;
+mod sim_child;
 #[cfg(feature = "analysis")]
 pub mod simulate;
 pub mod stream;
+pub mod worker;
 
 #[cfg(feature = "analysis")]
 pub(crate) use analyse::{
-    bench_result, derived_metrics, failed, failed_and_regressed, machine_info, run_config,
-    write_html,
+    derived_metrics, failed_and_regressed, machine_info, run_config, write_html,
 };
 #[cfg(feature = "analysis")]
 pub use analyse::{run_streamed, StreamedSuite};
@@ -302,21 +303,19 @@ pub fn main() -> ExitCode {
 /// ```
 pub fn run(suite: &str, args: &Args) -> ExitCode {
     if let Some(name) = &args.worker {
-        #[cfg(feature = "analysis")]
-        return paired::serve(name);
-        #[cfg(not(feature = "analysis"))]
-        return needs_analysis(&format!("--perfbench-worker {name}"));
+        return worker::serve(name);
     }
     if let Some(dir) = &args.simulated {
-        #[cfg(feature = "analysis")]
-        return simulate::child(suite, dir, args);
-        #[cfg(not(feature = "analysis"))]
-        return needs_analysis(&format!("--perfbench-simulated {}", dir.display()));
+        return sim_child::child(suite, dir, args);
     }
     let chosen: Vec<Planned> = planned(suite)
         .into_iter()
         .filter(|p| selected(p, args))
         .collect();
+    if args.describe {
+        println!("{}", stream::hello(&[], &chosen));
+        return ExitCode::SUCCESS;
+    }
     if args.list {
         for p in &chosen {
             println!("{}: benchmark", p.id);
@@ -330,29 +329,20 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     return analyse::run(suite, args, chosen);
     #[cfg(not(feature = "analysis"))]
     {
-        for (used, flag) in [
-            (args.paired.is_some(), "--paired"),
-            (args.simulate, "--simulate"),
-            (args.profile, "--profile"),
-        ] {
-            if used {
-                return needs_analysis(flag);
-            }
+        if args.profile {
+            eprintln!(
+                "error: --profile samples in the benchmark binary itself: it needs perfbench's \
+                 `profile` feature (which brings `analysis`): perfbench = {{ version = \"...\", \
+                 features = [\"profile\"] }} in [dev-dependencies]"
+            );
+            return ExitCode::from(2);
+        }
+        // The tool drives these itself: it starts this binary as workers or under Callgrind.
+        if args.paired.is_some() || args.simulate {
+            return stream::hand_over(suite);
         }
         stream::run(suite, args, &chosen)
     }
-}
-
-/// What a lean build (no `analysis` feature) says of a mode that runs the statistics in the
-/// benchmark binary itself.
-#[cfg(not(feature = "analysis"))]
-fn needs_analysis(what: &str) -> ExitCode {
-    eprintln!(
-        "error: {what} needs perfbench's `analysis` feature in this benchmark build \
-         (perfbench = {{ version = \"...\", features = [\"analysis\"] }}, or the default \
-         features): this build measures only, and hands plain runs to the `perfbench` tool"
-    );
-    ExitCode::from(2)
 }
 
 /// The sampling plan a run gives every benchmark that does not set its own: from `--quick`,
@@ -856,10 +846,11 @@ fn smoke_test(suite: &str, chosen: &[Planned], args: &Args) -> ExitCode {
         if !analyse::write_smoke_report(suite, args, results, path) {
             return ExitCode::from(2);
         }
+        // The tool writes it (at `path`, from the command line it is given).
         #[cfg(not(feature = "analysis"))]
-        {
-            let _ = (suite, results);
-            return needs_analysis(&format!("--test --json {}", path.display()));
+        if !stream::smoke_report(suite, chosen, &results) {
+            let _ = path;
+            return ExitCode::from(2);
         }
     }
     let verdict = if failed_n == 0 { "ok" } else { "FAILED" };

@@ -29,22 +29,9 @@
 //! covers ([`crate::stats::paired`]), rather than a bias of one side that no number of pairs
 //! would average away.
 //!
-//! # Protocol (version [`PROTOCOL`])
-//! One JSON object per line. The worker first writes a greeting,
-//! `{"perfbench_worker": 1, "perfbench": "0.1.0", "suite": "..."}`, then answers each request
-//! with one line:
-//!
-//! | request | answer |
-//! | --- | --- |
-//! | `{"cmd": "list"}` | `{"benchmarks": [{"id": ..., "ignore": false}, ...]}` |
-//! | `{"cmd": "run", "id": ..., "counters": null, "warm_up_ns": N}` | after the warm-up: `{"ready": NS_PER_ITER}` |
-//! | `{"cmd": "sample", "n": N}` | `{"sampled": true}` once one sample of `N` iterations (every pass, with its calibration run) is taken |
-//! | `{"cmd": "finish"}` | `{"done": BENCHMARK}`: the samples, as a benchmark of the JSON report (estimates not computed) |
-//! | `{"cmd": "quit"}` | none; the worker exits |
-//!
-//! Any request may instead be answered by `{"error": "...", "outcome": "failed"|"panicked"}`
-//! (the benchmark failed or panicked; the worker goes on serving). Whatever a benchmark prints
-//! goes to standard error: the worker keeps standard output for the protocol.
+//! # Protocol
+//! Requests and answers are lines ([`super::worker`] has them, version [`PROTOCOL`]). Whatever a
+//! benchmark prints goes to standard error: the worker keeps standard output for the protocol.
 //!
 //! # Order
 //! Within a round, sample `k` of every side is taken in one block, in the order base, new (and,
@@ -69,25 +56,19 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::cli::{Args, Format};
-use super::{
-    default_events, derived_metrics, machine_info, open_available, output_dir, panic_message,
-    planned, run_config, secs_to_ns, selected_id, Planned, NEVER_CALLED,
-};
+use super::worker::to_hex;
+use super::{derived_metrics, machine_info, output_dir, run_config, secs_to_ns, selected_id};
 use crate::baseline::Store;
-use crate::events::{self, Event, Sysfs};
-use crate::harness::bencher::Bencher;
-use crate::harness::sampler::{Command as SampleCommand, Plan, Remote, Sampler};
 use crate::machine::Machine;
 use crate::model::{self, Benchmark, CounterResult, Outcome, Report, Throughput, Verdict};
 use crate::report;
 use crate::stats::{self, StatsConfig};
 use crate::sys;
 
-/// The version of the worker protocol. A driver only talks to workers of its own version.
-pub const PROTOCOL: u64 = 1;
+pub use super::worker::{PROTOCOL, WORKER_EXE_VAR};
 
 /// Rounds of a paired run by default (`--rounds`): each round is one observation of the
 /// verdict's t-test, and a round's processes and allocations are what the verdict must see
@@ -97,247 +78,8 @@ pub const PAIRED_ROUNDS: u32 = 2 * super::DEFAULT_ROUNDS;
 /// Rounds of a paired run with `--quick`.
 pub const PAIRED_QUICK_ROUNDS: u32 = 2 * super::QUICK_ROUNDS;
 
-/// The variable a worker finds its build's own path in: it runs from a copy (see the module
-/// documentation), so `std::env::current_exe()` names the copy.
-pub const WORKER_EXE_VAR: &str = "PERFBENCH_WORKER_EXE";
-
 /// How long the driver waits for a worker's answer by default (`--worker-timeout`).
 pub const DEFAULT_WORKER_TIMEOUT_S: f64 = 120.0;
-
-// ---------------------------------------------------------------------------------------------
-// The worker.
-
-/// The worker's end of the pipe: requests in on standard input, answers out on the original
-/// standard output.
-struct Conn {
-    input: BufReader<std::io::Stdin>,
-    output: std::fs::File,
-}
-
-impl Conn {
-    fn send(&mut self, v: &Value) -> Result<(), String> {
-        self.send_line(v.to_string())
-    }
-
-    fn send_line(&mut self, mut line: String) -> Result<(), String> {
-        line.push('\n');
-        self.output
-            .write_all(line.as_bytes())
-            .and_then(|()| self.output.flush())
-            .map_err(|e| format!("cannot answer the driver: {e}"))
-    }
-
-    /// The next request; `None` at the end of input.
-    fn recv(&mut self) -> Result<Option<Value>, String> {
-        let mut line = String::new();
-        match self.input.read_line(&mut line) {
-            Ok(0) => Ok(None),
-            Ok(_) => serde_json::from_str(&line)
-                .map(Some)
-                .map_err(|e| format!("a request that is not JSON ({e}): {}", line.trim_end())),
-            Err(e) => Err(format!("cannot read the driver's request: {e}")),
-        }
-    }
-}
-
-type Shared = std::rc::Rc<std::cell::RefCell<Conn>>;
-
-/// The sampler's view of the driver ([`Remote`]).
-struct Link(Shared);
-
-impl Remote for Link {
-    fn ready(&mut self, ns_per_iter: f64) -> Result<(), String> {
-        self.0.borrow_mut().send(&json!({ "ready": ns_per_iter }))
-    }
-
-    fn next(&mut self) -> Result<SampleCommand, String> {
-        let request = self.0.borrow_mut().recv()?;
-        let request = request.ok_or("the driver closed the pipe while sampling")?;
-        match request["cmd"].as_str() {
-            Some("sample") => match request["n"].as_u64() {
-                Some(n) => Ok(SampleCommand::Sample(n)),
-                None => Err(format!("`sample` without an iteration count: {request}")),
-            },
-            Some("finish") => Ok(SampleCommand::Finish),
-            _ => Err(format!("unexpected request while sampling: {request}")),
-        }
-    }
-
-    fn sampled(&mut self) -> Result<(), String> {
-        self.0.borrow_mut().send(&json!({ "sampled": true }))
-    }
-}
-
-/// `--perfbench-worker`: serves a paired run's driver until it says `quit` or closes the pipe.
-pub(crate) fn serve(suite: &str) -> ExitCode {
-    let _ = std::io::stdout().flush();
-    let output = match sys::take_stdout() {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("error: worker: cannot set up its pipe: {}", e.description());
-            return ExitCode::from(2);
-        }
-    };
-    let conn: Shared = std::rc::Rc::new(std::cell::RefCell::new(Conn {
-        input: BufReader::new(std::io::stdin()),
-        output,
-    }));
-    let hello = json!({
-        "perfbench_worker": PROTOCOL,
-        "perfbench": env!("CARGO_PKG_VERSION"),
-        "suite": suite,
-    });
-    if let Err(e) = conn.borrow_mut().send(&hello) {
-        eprintln!("error: worker: {e}");
-        return ExitCode::from(2);
-    }
-    let all = planned(suite);
-    let sysfs = Sysfs::system();
-    let mut defaults: Option<Vec<Event>> = None;
-    loop {
-        let request = match conn.borrow_mut().recv() {
-            Ok(Some(r)) => r,
-            Ok(None) => return ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: worker: {e}");
-                return ExitCode::from(2);
-            }
-        };
-        let answer = match request["cmd"].as_str() {
-            Some("list") => Some(
-                json!({
-                    "benchmarks": all
-                        .iter()
-                        .map(|p| json!({
-                            "id": p.id,
-                            "group": p.group,
-                            "name": p.entry.name,
-                            "params": p.params,
-                            "ignore": p.entry.options.ignore,
-                        }))
-                        .collect::<Vec<_>>(),
-                })
-                .to_string(),
-            ),
-            Some("run") => {
-                let defaults = defaults
-                    .get_or_insert_with(|| default_events(&sysfs, Machine::cached()).0)
-                    .clone();
-                Some(run_one(&conn, &all, &request, &sysfs, &defaults))
-            }
-            Some("quit") => return ExitCode::SUCCESS,
-            _ => Some(worker_error(
-                Outcome::Failed,
-                format!("unknown request: {request}"),
-            )),
-        };
-        if let Some(answer) = answer {
-            if let Err(e) = conn.borrow_mut().send_line(answer) {
-                eprintln!("error: worker: {e}");
-                return ExitCode::from(2);
-            }
-        }
-    }
-}
-
-/// The answer for a benchmark that failed or panicked.
-fn worker_error(outcome: Outcome, error: impl Into<String>) -> String {
-    let outcome = match outcome {
-        Outcome::Panicked => "panicked",
-        _ => "failed",
-    };
-    json!({ "error": error.into(), "outcome": outcome }).to_string()
-}
-
-/// `run`: the benchmark function once, its `iter*` call serving the driver; the answer to the
-/// last request it left unanswered (`finish`, or whichever request it failed in).
-fn run_one(
-    conn: &Shared,
-    all: &[Planned],
-    request: &Value,
-    sysfs: &Sysfs,
-    defaults: &[Event],
-) -> String {
-    let Some(p) = request["id"]
-        .as_str()
-        .and_then(|id| all.iter().find(|p| p.id == id))
-    else {
-        return worker_error(Outcome::Failed, format!("no benchmark {}", request["id"]));
-    };
-    let events = match request["counters"].as_str() {
-        Some(list) => events::parse_list(list, sysfs).map_err(|e| format!("--counters: {e}")),
-        None => super::own_events(p, defaults, sysfs),
-    };
-    let events = match events {
-        Ok(ev) => ev,
-        Err(e) => return worker_error(Outcome::Failed, e),
-    };
-    // As a plain run does: on a machine with several core types, measure on the CPUs whose
-    // PMU serves the events (both builds alike), then put the thread back.
-    let allowed = sys::thread_affinity().ok();
-    let pinning = allowed
-        .as_deref()
-        .map(|allowed| crate::harness::affinity::plan(&events, sysfs, allowed));
-    let pinned = match pinning.as_ref().and_then(|p| p.cpus.as_deref()) {
-        Some(cpus) => sys::set_thread_affinity(cpus).is_ok(),
-        None => false,
-    };
-    let events = pinning.map_or(events, |p| p.events);
-    let answer = measure_in_worker(conn, p, request, &events);
-    if let (true, Some(allowed)) = (pinned, allowed.as_deref()) {
-        let _ = sys::set_thread_affinity(allowed);
-    }
-    answer
-}
-
-/// The measuring part of [`run_one`], with the events to open.
-fn measure_in_worker(conn: &Shared, p: &Planned, request: &Value, events: &[Event]) -> String {
-    let counters = match open_available(events) {
-        Ok((c, _dropped)) => c,
-        Err(e) => return worker_error(Outcome::Failed, e.to_string()),
-    };
-    let plan = Plan {
-        sample_size: 2,
-        warm_up_ns: request["warm_up_ns"].as_u64().unwrap_or(300_000_000),
-        measurement_ns: 0,
-        linear: false,
-        rounds: 1,
-    };
-    let sampler = Sampler::remote(counters, plan, Box::new(Link(conn.clone())));
-    let mut bencher = Bencher::measuring(Box::new(sampler));
-    let (run, arg) = (p.run, p.arg);
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&mut bencher, arg)));
-    if let Err(payload) = outcome {
-        return worker_error(Outcome::Panicked, panic_message(payload.as_ref()));
-    }
-    let throughput = bencher.throughput_set().or(p.entry.options.throughput);
-    let Some(sampler) = bencher.into_sampler() else {
-        return worker_error(Outcome::Failed, NEVER_CALLED);
-    };
-    match sampler.round_result() {
-        Ok(true) => {}
-        Ok(false) => return worker_error(Outcome::Failed, NEVER_CALLED),
-        Err(e) => return worker_error(Outcome::Failed, e),
-    }
-    let measured = Benchmark {
-        counters: sampler
-            .into_measured()
-            .unwrap_or_default()
-            .into_iter()
-            .map(CounterResult::from)
-            .collect(),
-        throughput,
-        ..Benchmark::new(
-            &p.id,
-            &p.group,
-            p.entry.name,
-            p.params.as_deref(),
-            Outcome::Measured,
-        )
-    };
-    // Written directly, not through a `Value`, whose maps would sort the counters by name.
-    format!("{{\"done\":{}}}", model::json::to_compact(&measured))
-}
 
 // ---------------------------------------------------------------------------------------------
 // The driver.
@@ -447,8 +189,8 @@ impl Worker {
         msg
     }
 
-    fn send(&mut self, v: &Value) -> Result<(), String> {
-        let mut line = v.to_string();
+    fn send(&mut self, request: &str) -> Result<(), String> {
+        let mut line = request.to_owned();
         line.push('\n');
         let sent = match self.stdin.as_mut() {
             Some(s) => s.write_all(line.as_bytes()).and_then(|()| s.flush()),
@@ -478,12 +220,12 @@ impl Worker {
         }
     }
 
-    fn request(&mut self, v: &Value, extra: Duration) -> Result<Value, String> {
+    fn request(&mut self, v: &str, extra: Duration) -> Result<Value, String> {
         self.request_text(v, extra).map(|(v, _)| v)
     }
 
     /// [`Worker::request`], with the answer's text too.
-    fn request_text(&mut self, v: &Value, extra: Duration) -> Result<(Value, String), String> {
+    fn request_text(&mut self, v: &str, extra: Duration) -> Result<(Value, String), String> {
         self.send(v)?;
         self.recv(self.timeout + extra)
     }
@@ -527,7 +269,7 @@ impl Worker {
 impl Drop for Worker {
     fn drop(&mut self) {
         if let Some(mut stdin) = self.stdin.take() {
-            let _ = stdin.write_all(b"{\"cmd\":\"quit\"}\n");
+            let _ = stdin.write_all(b"quit\n");
         }
         // A worker that does not quit promptly is stopped.
         for _ in 0..50 {
@@ -778,13 +520,9 @@ impl Driver {
         pairs: usize,
     ) -> Result<Result<Vec<(Vec<CounterResult>, Option<Throughput>)>, (Outcome, String)>, String>
     {
-        let run = json!({
-            "cmd": "run",
-            "id": p.id,
-            "counters": self.args.counters,
-            "warm_up_ns": warm_up_ns,
-        });
-        let finish = json!({ "cmd": "finish" });
+        let counters = self.args.counters.as_deref().map_or("-".to_owned(), to_hex);
+        let run = format!("run {warm_up_ns} {counters} {}", to_hex(&p.id));
+        let finish = "finish";
         let mut ready: Vec<f64> = Vec::new();
         let mut warm: Vec<usize> = Vec::new();
         let mut failed: Option<(Outcome, String)> = None;
@@ -817,7 +555,7 @@ impl Driver {
             // Generous: ten times what a sample should take, on top of the timeout.
             plan.slack = Duration::from_nanos((10.0 * plan.n as f64 * slowest) as u64);
         }
-        let sample = json!({ "cmd": "sample", "n": plan.n });
+        let sample = format!("sample {}", plan.n);
         if failed.is_none() {
             for k in k0..k0 + pairs {
                 let order: Vec<usize> = if k % 2 == 0 {
@@ -831,7 +569,7 @@ impl Driver {
                         failed = Some((outcome, format!("{} build: {e}", self.sides[i].label)));
                         // This side has left its benchmark; the others are told to finish.
                         for j in (0..self.sides.len()).filter(|&j| j != i) {
-                            self.sides[j].request(&finish, plan.slack)?;
+                            self.sides[j].request(finish, plan.slack)?;
                         }
                         return Ok(Err(failed.unwrap_or((Outcome::Failed, String::new()))));
                     }
@@ -845,14 +583,14 @@ impl Driver {
         } else {
             // The sides that got ready are waiting in their benchmark: let them finish.
             for i in warm {
-                self.sides[i].request(&finish, plan.slack)?;
+                self.sides[i].request(finish, plan.slack)?;
             }
             return Ok(Err(failed.unwrap_or((Outcome::Failed, String::new()))));
         }
         let mut out = Vec::new();
         let mut failed = None;
         for i in 0..self.sides.len() {
-            let (answer, text) = self.sides[i].request_text(&finish, plan.slack)?;
+            let (answer, text) = self.sides[i].request_text(finish, plan.slack)?;
             if let Some((outcome, e)) = failure(&answer) {
                 failed = failed.or(Some((
                     outcome,
@@ -922,7 +660,7 @@ struct ListedBench {
 
 /// The benchmarks a worker lists, with their `ignore` marks.
 fn list(w: &mut Worker) -> Result<Vec<(ListedBench, bool)>, String> {
-    let answer = w.request(&json!({ "cmd": "list" }), Duration::ZERO)?;
+    let answer = w.request("list", Duration::ZERO)?;
     let Some(items) = answer["benchmarks"].as_array() else {
         return Err(w.broken(format!("answered `list` with {answer}")));
     };
@@ -1211,12 +949,10 @@ pub(crate) fn paired_with_baseline(suite: &str, name: &str, args: &Args) -> Exit
         );
         return ExitCode::from(2);
     }
-    let new = match std::env::current_exe() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: cannot find this executable to run it as a worker: {e}");
-            return ExitCode::from(2);
-        }
+    // This executable, or the lean one the tool runs for (`super::stream`).
+    let Some(new) = super::bench_exe() else {
+        eprintln!("error: cannot find the benchmark executable to run it as a worker");
+        return ExitCode::from(2);
     };
     run(
         &Builds {
@@ -1279,13 +1015,13 @@ mod tests {
 
     #[test]
     fn failures_are_read_from_answers() {
-        assert_eq!(failure(&json!({ "ready": 3.0 })), None);
+        assert_eq!(failure(&serde_json::json!({ "ready": 3.0 })), None);
         assert_eq!(
-            failure(&json!({ "error": "boom", "outcome": "panicked" })),
+            failure(&serde_json::json!({ "error": "boom", "outcome": "panicked" })),
             Some((Outcome::Panicked, "boom".to_owned()))
         );
         assert_eq!(
-            failure(&json!({ "error": "x" })),
+            failure(&serde_json::json!({ "error": "x" })),
             Some((Outcome::Failed, "x".to_owned()))
         );
     }

@@ -29,32 +29,27 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use serde_derive::{Deserialize, Serialize};
+use serde_derive::Deserialize;
 
+use super::analyse::Chosen;
 use super::cli::Args;
 use super::progress::Progress;
-use super::{
-    bench_result, derived_metrics, failed, output_dir, panic_message, planned, selected, Planned,
-    NEVER_CALLED,
-};
+use super::{derived_metrics, output_dir};
 use crate::counters::callgrind::{self, find_valgrind, which, Dump, Simulated, Valgrind};
-use crate::counters::{Counters, Source};
-use crate::harness::bencher::Bencher;
-use crate::harness::sampler::Sampler;
-use crate::harness::simulate::{SimSample, Simulation, DUMP_FILE};
+use crate::counters::Source;
+use crate::harness::simulate::{SimSample, DUMP_FILE};
 use crate::model::{self, Benchmark, Config, CounterResult, Outcome, Report, Sampling, Throughput};
 use crate::stats::{self, StatsConfig};
 
-/// Rounds (samples) per benchmark by default: counts are exact, so few are needed; more than
-/// one shows code whose counts are not deterministic (a `HashMap` with `RandomState`).
-pub const DEFAULT_ROUNDS: u32 = 5;
+pub use super::sim_child::DEFAULT_ROUNDS;
 
 /// Rounds per benchmark with `--quick`.
 pub const QUICK_ROUNDS: u32 = 3;
+use super::sim_child::RESULT_FILE;
 
 /// Callgrind's options for the simulated caches: 32 KiB 8-way L1 instruction and data caches
 /// and an 8 MiB 16-way last level, 64-byte lines, whatever the host has (Callgrind would copy
@@ -71,11 +66,9 @@ const VALGRIND_OPTIONS: [&str; 6] = [
     "--vgdb=no",
 ];
 
-/// The child's account of its run, next to its dumps.
-const RESULT_FILE: &str = "result.json";
-
-/// What the child under Callgrind ran, for the driver.
-#[derive(Debug, Serialize, Deserialize)]
+/// What the child under Callgrind ran, for the driver (the child writes it by hand:
+/// [`super::sim_child`]).
+#[derive(Debug, PartialEq, Deserialize)]
 struct ChildResult {
     outcome: Outcome,
     error: Option<String>,
@@ -214,14 +207,13 @@ impl Simulate {
 
     /// The counters of benchmark `p`: `--counters`, else the simulated ones its attribute's
     /// `counters` names (when it names any), else the defaults.
-    fn counters_for(&self, p: &Planned) -> Vec<&'static Simulated> {
+    fn counters_for(&self, p: &Chosen) -> Vec<&'static Simulated> {
         if let Some(cli) = &self.cli {
             return cli.clone();
         }
         let own: Vec<&'static Simulated> = p
-            .entry
-            .options
             .counters
+            .as_deref()
             .unwrap_or(&[])
             .iter()
             .filter_map(|n| callgrind::counter(n))
@@ -239,12 +231,12 @@ impl Simulate {
     pub(crate) fn measure(
         &self,
         suite: &str,
-        chosen: &[Planned],
+        chosen: &[Chosen],
         bar: &Progress,
-        finished: &mut dyn FnMut(&Planned, &mut Benchmark, &Progress),
+        finished: &mut dyn FnMut(&Chosen, &mut Benchmark, &Progress),
     ) -> Vec<Benchmark> {
         let work = output_dir().join("simulate").join(suite);
-        let exe = std::env::current_exe();
+        let exe = super::bench_exe().ok_or("no path");
         let prepared = std::fs::remove_dir_all(&work)
             .or_else(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => Ok(()),
@@ -259,7 +251,7 @@ impl Simulate {
                 return chosen
                     .iter()
                     .map(|p| {
-                        let mut r = failed(p, e.clone());
+                        let mut r = p.failed(e.clone());
                         finished(p, &mut r, bar);
                         r
                     })
@@ -328,7 +320,7 @@ impl Simulate {
     }
 
     /// Runs benchmark `p` in a child under Callgrind and reads its result.
-    fn run_one(&self, exe: &Path, dir: &Path, p: &Planned) -> Benchmark {
+    fn run_one(&self, exe: &Path, dir: &Path, p: &Chosen) -> Benchmark {
         let files = std::fs::create_dir_all(dir).and_then(|()| {
             Ok((
                 std::fs::File::create(dir.join("stdout"))?,
@@ -337,7 +329,7 @@ impl Simulate {
         });
         let (stdout, stderr) = match files {
             Ok(f) => f,
-            Err(e) => return failed(p, format!("cannot prepare {}: {e}", dir.display())),
+            Err(e) => return p.failed(format!("cannot prepare {}: {e}", dir.display())),
         };
         let status = self
             .command(exe, dir, &p.id)
@@ -347,32 +339,31 @@ impl Simulate {
         let status = match status {
             Ok(s) => s,
             Err(e) => {
-                return failed(
-                    p,
-                    format!("cannot start {}: {e}", self.valgrind.path.display()),
-                )
+                return p.failed(format!(
+                    "cannot start {}: {e}",
+                    self.valgrind.path.display()
+                ))
             }
         };
         let result: ChildResult = match std::fs::read_to_string(dir.join(RESULT_FILE)) {
             Ok(text) => match serde_json::from_str(&text) {
                 Ok(r) => r,
                 Err(e) => {
-                    return failed(p, format!("the simulated run's result is unreadable: {e}"))
+                    return p.failed(format!("the simulated run's result is unreadable: {e}"))
                 }
             },
-            Err(_) => return failed(p, crash_message(status, dir)),
+            Err(_) => return p.failed(crash_message(status, dir)),
         };
         match result.outcome {
             Outcome::Measured => {}
             Outcome::Panicked => {
                 return Benchmark {
                     error: result.error,
-                    ..bench_result(p, Outcome::Panicked)
+                    ..p.result(Outcome::Panicked)
                 }
             }
             _ => {
-                return failed(
-                    p,
+                return p.failed(
                     result
                         .error
                         .unwrap_or_else(|| "failed under Callgrind".to_owned()),
@@ -381,7 +372,7 @@ impl Simulate {
         }
         let counters = match counter_results(dir, &result.samples, &self.counters_for(p)) {
             Ok(c) => c,
-            Err(e) => return failed(p, e),
+            Err(e) => return p.failed(e),
         };
         let cfg = StatsConfig::default();
         let counters: Vec<CounterResult> = counters
@@ -395,8 +386,8 @@ impl Simulate {
         Benchmark {
             counters,
             derived,
-            throughput: result.throughput.or(p.entry.options.throughput),
-            ..bench_result(p, Outcome::Measured)
+            throughput: result.throughput.or(p.throughput),
+            ..p.result(Outcome::Measured)
         }
     }
 }
@@ -543,93 +534,59 @@ pub fn source_note(name: &str, base: &Report, simulating: bool) -> Option<String
     }
 }
 
-/// The process under Callgrind (`--perfbench-simulated DIR`): runs the one benchmark its
-/// filter selects, a round per call of its function, and writes `DIR/result.json`.
-pub(crate) fn child(suite: &str, dir: &Path, args: &Args) -> ExitCode {
-    if !callgrind::running_on_valgrind() {
-        eprintln!(
-            "error: --perfbench-simulated is for the process that --simulate starts under \
-             Valgrind; run with --simulate instead"
-        );
-        return ExitCode::from(2);
-    }
-    let chosen: Vec<Planned> = planned(suite)
-        .into_iter()
-        .filter(|p| selected(p, args))
-        .collect();
-    let [p] = chosen.as_slice() else {
-        eprintln!(
-            "error: --perfbench-simulated runs one benchmark; the filter selects {}",
-            chosen.len()
-        );
-        return ExitCode::from(2);
-    };
-    let rounds = args.rounds.unwrap_or(DEFAULT_ROUNDS);
-    let mut throughput = None;
-    let measured = simulated_rounds(p, rounds, dir, &mut throughput);
-    let result = match measured {
-        Ok(samples) => ChildResult {
-            outcome: Outcome::Measured,
-            error: None,
-            throughput,
-            samples,
-        },
-        Err((outcome, error)) => ChildResult {
-            outcome,
-            error: Some(error),
-            throughput,
-            samples: Vec::new(),
-        },
-    };
-    let json = model::json::to_compact(&result);
-    if let Err(e) = model::file::write_atomic(&dir.join(RESULT_FILE), json.as_bytes()) {
-        eprintln!(
-            "error: cannot write {}: {e}",
-            dir.join(RESULT_FILE).display()
-        );
-        return ExitCode::from(2);
-    }
-    ExitCode::SUCCESS
-}
-
-/// Runs benchmark `p` for `rounds` rounds under Callgrind (the child's work), its dumps in
-/// `dir`; `throughput` gets what the body set. The samples, or how it ended instead.
-fn simulated_rounds(
-    p: &Planned,
-    rounds: u32,
-    dir: &Path,
-    throughput: &mut Option<Throughput>,
-) -> Result<Vec<SimSample>, (Outcome, String)> {
-    let mut sampler = Box::new(Sampler::simulated(Simulation::new(dir.to_path_buf())));
-    for _ in 0..rounds {
-        let mut bencher = Bencher::measuring(sampler);
-        let (run, arg) = (p.run, p.arg);
-        let outcome =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&mut bencher, arg)));
-        if let Err(payload) = outcome {
-            return Err((Outcome::Panicked, panic_message(payload.as_ref())));
-        }
-        *throughput = bencher.throughput_set().or(*throughput);
-        let Some(mut s) = bencher.into_sampler() else {
-            return Err((Outcome::Failed, NEVER_CALLED.to_owned()));
-        };
-        match s.round_result() {
-            Ok(true) => {}
-            Ok(false) => return Err((Outcome::Failed, NEVER_CALLED.to_owned())),
-            Err(e) => return Err((Outcome::Failed, e)),
-        }
-        s.next_round(Counters::empty());
-        sampler = s;
-    }
-    Ok(sampler
-        .simulation()
-        .map(|sim| sim.samples().to_vec())
-        .unwrap_or_default())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::simulate::Region;
+
+    /// What the child writes by hand reads back as what it ran.
+    #[test]
+    fn the_childs_result_reads_back_exactly() {
+        let region = |dump, iterations| Region {
+            dump,
+            iterations,
+            pairs: u64::MAX,
+        };
+        let samples = vec![
+            SimSample {
+                n: 1,
+                per_pair: false,
+                body: [region(0, 1), region(1, 2)],
+                empty: [region(2, 1), region(3, 2)],
+            },
+            SimSample {
+                n: u64::MAX / 2,
+                per_pair: true,
+                body: [region(4, 7), region(5, 14)],
+                empty: [region(6, 7), region(u32::MAX, 14)],
+            },
+        ];
+        let text = super::super::sim_child::result_json(
+            Outcome::Measured,
+            None,
+            Some(Throughput::Bytes(64)),
+            &samples,
+        );
+        let read: ChildResult = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            read,
+            ChildResult {
+                outcome: Outcome::Measured,
+                error: None,
+                throughput: Some(Throughput::Bytes(64)),
+                samples,
+            }
+        );
+        let text = super::super::sim_child::result_json(
+            Outcome::Panicked,
+            Some("boom \"quoted\"\n"),
+            None,
+            &[],
+        );
+        let read: ChildResult = serde_json::from_str(&text).unwrap();
+        assert_eq!(read.outcome, Outcome::Panicked);
+        assert_eq!(read.error.as_deref(), Some("boom \"quoted\"\n"));
+    }
 
     #[test]
     fn counters_must_be_simulated_ones() {

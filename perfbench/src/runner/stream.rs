@@ -36,7 +36,6 @@
 // compiles the client all the same, so that the workspace's checks cover it.
 #![cfg_attr(feature = "analysis", allow(dead_code))]
 
-use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
@@ -44,7 +43,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use super::cli::Args;
 use super::{Counted, Planned, RunPlan};
 use crate::events::Sysfs;
-use crate::harness::raw::push_str;
+use crate::harness::raw::{push_opt_str, push_str, push_throughput, RawBenchmark};
 use crate::machine::Machine;
 
 /// The version of the protocol between a lean benchmark binary and the tool.
@@ -60,13 +59,7 @@ const INSTALL: &str = "cargo install perfbench --features html";
 /// module's documentation).
 pub(crate) fn run(suite: &str, args: &Args, chosen: &[Planned]) -> ExitCode {
     let Some(tool) = find_tool() else {
-        eprintln!(
-            "error: this benchmark binary was built without perfbench's `analysis` feature: it \
-             measures, and the `perfbench` tool analyses and reports, but no `perfbench` was \
-             found on PATH (or in ${TOOL_VAR}). Install it once with `{INSTALL}`, or build the \
-             benchmarks with the feature (perfbench's default features)"
-        );
-        return ExitCode::from(2);
+        return no_tool();
     };
     let sysfs = Sysfs::system();
     let counted = match Counted::prepare(args, chosen, &sysfs, Machine::cached()) {
@@ -120,9 +113,93 @@ pub(crate) fn run(suite: &str, args: &Args, chosen: &[Planned]) -> ExitCode {
     tool_run.finish()
 }
 
+/// Hands the whole run to the tool (`--paired`, `--simulate`, which the tool drives itself:
+/// it starts this binary as paired workers or under Callgrind): replaces this process with
+/// `perfbench run-suite`. Returns only when that cannot be done.
+pub(crate) fn hand_over(suite: &str) -> ExitCode {
+    use std::os::unix::process::CommandExt;
+    let Some(tool) = find_tool() else {
+        return no_tool();
+    };
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: cannot find this benchmark binary's path: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let e = tool_command(&tool, suite, &exe).exec();
+    eprintln!(
+        "error: cannot start the perfbench tool {}: {e}",
+        tool.display()
+    );
+    ExitCode::from(2)
+}
+
+/// `--test --json PATH` of a lean binary: the tool writes the report of the smoke test's
+/// `results` (the outcomes of `chosen`). False, after the tool or this says why, when it is not
+/// written.
+pub(crate) fn smoke_report(suite: &str, chosen: &[Planned], results: &[RawBenchmark]) -> bool {
+    let Some(tool) = find_tool() else {
+        let _ = no_tool();
+        return false;
+    };
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: cannot find this benchmark binary's path: {e}");
+            return false;
+        }
+    };
+    let mut tool_run = match ToolRun::start(&tool, suite, &exe) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!(
+                "error: cannot start the perfbench tool {}: {e}",
+                tool.display()
+            );
+            return false;
+        }
+    };
+    if tool_run.send(&hello(&[], chosen)).is_err() || tool_run.frame().is_none() {
+        return tool_run.refused(&tool) == ExitCode::SUCCESS;
+    }
+    for r in results {
+        if tool_run.send(&r.to_json()).is_err() {
+            break;
+        }
+    }
+    tool_run.finish() == ExitCode::SUCCESS
+}
+
+/// The error of a lean binary that found no tool.
+fn no_tool() -> ExitCode {
+    eprintln!(
+        "error: this benchmark binary was built without perfbench's `analysis` feature: it \
+         measures, and the `perfbench` tool analyses and reports, but no `perfbench` was found \
+         on PATH (or in ${TOOL_VAR}). Install it once with `{INSTALL}`, or build the \
+         benchmarks with the feature (`features = [\"html\"]` on the perfbench dependency)"
+    );
+    ExitCode::from(2)
+}
+
+/// `perfbench run-suite --suite SUITE --exe EXE -- ARGS...`, ARGS this process's own.
+fn tool_command(tool: &Path, suite: &str, exe: &Path) -> Command {
+    let mut c = Command::new(tool);
+    c.arg("run-suite")
+        .arg("--suite")
+        .arg(suite)
+        .arg("--exe")
+        .arg(exe)
+        .arg("--")
+        .args(std::env::args_os().skip(1));
+    c
+}
+
 /// The first line: the protocol, this library's version, the default counters and the selected
-/// benchmarks with their attribute's thresholds.
-fn hello(counters: &[&str], chosen: &[Planned]) -> String {
+/// benchmarks with what the analysis needs of their attribute (also what
+/// `--perfbench-describe` prints).
+pub(crate) fn hello(counters: &[&str], chosen: &[Planned]) -> String {
     let mut out = format!(
         "{{\"perfbench_stream\":{PROTOCOL},\"perfbench\":\"{}\",\"counters\":[",
         env!("CARGO_PKG_VERSION")
@@ -138,10 +215,33 @@ fn hello(counters: &[&str], chosen: &[Planned]) -> String {
         if i > 0 {
             out.push(',');
         }
+        let o = &p.entry.options;
         out.push_str("{\"id\":");
         push_str(&mut out, &p.id);
+        out.push_str(",\"group\":");
+        push_str(&mut out, &p.group);
+        out.push_str(",\"name\":");
+        push_str(&mut out, p.entry.name);
+        out.push_str(",\"params\":");
+        push_opt_str(&mut out, p.params.as_deref());
+        out.push_str(",\"throughput\":");
+        push_throughput(&mut out, o.throughput);
+        out.push_str(",\"counters\":");
+        match o.counters {
+            None => out.push_str("null"),
+            Some(names) => {
+                out.push('[');
+                for (j, name) in names.iter().enumerate() {
+                    if j > 0 {
+                        out.push(',');
+                    }
+                    push_str(&mut out, name);
+                }
+                out.push(']');
+            }
+        }
         out.push_str(",\"thresholds\":[");
-        for (j, (name, t)) in p.entry.options.thresholds.unwrap_or(&[]).iter().enumerate() {
+        for (j, (name, t)) in o.thresholds.unwrap_or(&[]).iter().enumerate() {
             if j > 0 {
                 out.push(',');
             }
@@ -198,15 +298,7 @@ struct ToolRun {
 
 impl ToolRun {
     fn start(tool: &Path, suite: &str, exe: &Path) -> std::io::Result<ToolRun> {
-        let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-        let mut child = Command::new(tool)
-            .arg("run-suite")
-            .arg("--suite")
-            .arg(suite)
-            .arg("--exe")
-            .arg(exe)
-            .arg("--")
-            .args(args)
+        let mut child = tool_command(tool, suite, exe)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()?;
@@ -302,7 +394,11 @@ pub(crate) fn read_hello(input: &mut dyn BufRead) -> Result<Hello, String> {
     #[derive(serde_derive::Deserialize)]
     struct WireBench {
         id: String,
-        #[serde(default)]
+        group: String,
+        name: String,
+        params: Option<String>,
+        throughput: Option<crate::model::Throughput>,
+        counters: Option<Vec<String>>,
         thresholds: Vec<(String, f64)>,
     }
     let mut line = String::new();
@@ -329,6 +425,11 @@ pub(crate) fn read_hello(input: &mut dyn BufRead) -> Result<Hello, String> {
             .into_iter()
             .map(|b| super::analyse::Chosen {
                 id: b.id,
+                group: b.group,
+                name: b.name,
+                params: b.params,
+                throughput: b.throughput,
+                counters: b.counters,
                 thresholds: b.thresholds,
             })
             .collect(),
@@ -354,7 +455,7 @@ pub(crate) fn read_benchmark(
 mod tests {
     use super::*;
     use crate::counters::Source;
-    use crate::harness::raw::{Outcome, RawBenchmark, RawCounter};
+    use crate::harness::raw::{Outcome, RawCounter};
     use crate::harness::Throughput;
     use crate::model::Benchmark;
 
@@ -512,14 +613,25 @@ mod tests {
     fn the_first_line_carries_the_counters_and_the_attributes_thresholds() {
         let ours = format!(
             "{{\"perfbench_stream\":{PROTOCOL},\"perfbench\":\"{}\",\"counters\":[\"wall-time\"],\
-             \"benchmarks\":[{{\"id\":\"g/a\",\"thresholds\":[[\"wall-time\",0.1]]}},{{\"id\":\"g/b\",\"thresholds\":[]}}]}}\n",
+             \"benchmarks\":[{{\"id\":\"g/a\",\"group\":\"g\",\"name\":\"a\",\"params\":null,\
+             \"throughput\":{{\"bytes\":64}},\"counters\":[\"instructions\"],\
+             \"thresholds\":[[\"wall-time\",0.1]]}},{{\"id\":\"g/b/1\",\"group\":\"g\",\
+             \"name\":\"b\",\"params\":\"1\",\"throughput\":null,\"counters\":null,\
+             \"thresholds\":[]}}]}}\n",
             env!("CARGO_PKG_VERSION")
         );
         let hello = read_hello(&mut ours.as_bytes()).unwrap();
         assert_eq!(hello.counters, ["wall-time"]);
         assert_eq!(hello.chosen.len(), 2);
-        assert_eq!(hello.chosen[0].thresholds, [("wall-time".to_owned(), 0.1)]);
-        assert!(hello.chosen[1].thresholds.is_empty());
+        let (a, b) = (&hello.chosen[0], &hello.chosen[1]);
+        assert_eq!(a.thresholds, [("wall-time".to_owned(), 0.1)]);
+        assert_eq!(a.throughput, Some(Throughput::Bytes(64)));
+        assert_eq!(
+            a.counters.as_deref(),
+            Some(&["instructions".to_owned()][..])
+        );
+        assert!(b.thresholds.is_empty() && b.counters.is_none());
+        assert_eq!((b.name.as_str(), b.params.as_deref()), ("b", Some("1")));
     }
 
     #[test]

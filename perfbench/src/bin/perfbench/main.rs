@@ -376,11 +376,15 @@ fn parse_run_suite(mut p: lexopt::Parser) -> Result<Cmd, Usage> {
     };
     let args = perfbench::runner::cli::parse(
         &suite,
-        std::iter::once(exe.clone().into_os_string()).chain(rest),
+        std::iter::once(exe.clone().into_os_string()).chain(rest.iter().cloned()),
     )
     .map_err(|e| Usage(format!("error: {e}")))?;
     Ok(Cmd::RunSuite {
-        suite: perfbench::runner::StreamedSuite { suite, exe },
+        suite: perfbench::runner::StreamedSuite {
+            suite,
+            exe,
+            args: rest,
+        },
         args: Box::new(args),
     })
 }
