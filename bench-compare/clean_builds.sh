@@ -1,4 +1,4 @@
-# Sourced by build.sh and build_floor.sh: alternating clean release builds of downstream crates
+# Sourced by build.sh: alternating clean release builds of downstream crates
 # and the medians of their times. The caller sets `work` (a scratch directory) and defines
 # `dir_of SUITE` (the suite's crate directory). Downloads are fetched first and not timed.
 # Sourcing it clears a target directory set in the environment (each build picks its own) and

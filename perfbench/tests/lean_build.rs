@@ -278,6 +278,9 @@ fn a_lean_bench_binary_measures_and_the_tool_analyses() {
     assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
     assert!(out.contains("asked to panic"), "{out}");
     let report = file::load(&lean.reports().join("lean.json")).unwrap();
+    // In the order selected, though the panicking one finished first.
+    let order: Vec<&str> = report.benchmarks.iter().map(|b| b.id.as_str()).collect();
+    assert_eq!(order, ids);
     let panicked = report.bench("lean/sometimes_panics").unwrap();
     assert_eq!(panicked.outcome, Outcome::Panicked);
     assert_eq!(report.bench("lean/mix").unwrap().outcome, Outcome::Measured);

@@ -401,6 +401,8 @@ fn analysed_run(
             (results, None)
         }
     };
+    // The report lists the benchmarks in the order they were selected, whichever finished first.
+    let results = in_chosen_order(results, chosen);
     let mut emit = |text: &str| match output.as_mut() {
         Some(out) => {
             let _ = stream::send_frame(&mut **out, text);
@@ -502,6 +504,22 @@ fn analysed_run(
         return ExitCode::from(1);
     }
     status
+}
+
+/// `results` in `chosen`'s order (any not chosen last, in their order).
+fn in_chosen_order(results: Vec<Benchmark>, chosen: &[Chosen]) -> Vec<Benchmark> {
+    let mut keyed: Vec<(usize, Benchmark)> = results
+        .into_iter()
+        .map(|b| {
+            let at = chosen
+                .iter()
+                .position(|c| c.id == b.id)
+                .unwrap_or(usize::MAX);
+            (at, b)
+        })
+        .collect();
+    crate::sorting::sort_by(&mut keyed, |a, b| a.0.cmp(&b.0));
+    keyed.into_iter().map(|(_, b)| b).collect()
 }
 
 /// A measured benchmark's result: its samples with the estimates of every counter and the
