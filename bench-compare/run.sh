@@ -125,6 +125,12 @@ runbench() {
 for i in $(seq 1 "$build_rounds"); do
     for s in "${suites[@]}"; do build "$s" "$i"; done
 done
+# perfbench-suite is a lean build (perfbench's default features): its runs are analysed by the
+# `perfbench` tool, built here once (not timed: it is installed once per machine) and named by
+# PERFBENCH_TOOL; the timed runs include the tool's work.
+log "build the perfbench tool (untimed)"
+(cd "$here/.." && CARGO_TARGET_DIR="$work/tool-target" cargo build --release --quiet -p perfbench --bin perfbench --features html)
+export PERFBENCH_TOOL="$work/tool-target/release/perfbench"
 if [ "$build_rounds" -eq 0 ]; then
     for s in "${suites[@]}"; do prepare "$s"; done
 fi

@@ -58,31 +58,15 @@ const INSTALL: &str = "cargo install perfbench --features html";
 /// Runs `chosen` in this lean binary and has the `perfbench` tool analyse them (see the
 /// module's documentation).
 pub(crate) fn run(suite: &str, args: &Args, chosen: &[Planned]) -> ExitCode {
-    let Some(tool) = find_tool() else {
-        return no_tool();
+    let (tool, exe) = match tool_and_exe() {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let sysfs = Sysfs::system();
     let counted = match Counted::prepare(args, chosen, &sysfs, Machine::cached()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("error: cannot find this benchmark binary's path: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let mut tool_run = match ToolRun::start(&tool, suite, &exe) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!(
-                "error: cannot start the perfbench tool {}: {e}",
-                tool.display()
-            );
             return ExitCode::from(2);
         }
     };
@@ -93,9 +77,10 @@ pub(crate) fn run(suite: &str, args: &Args, chosen: &[Planned]) -> ExitCode {
         .iter()
         .map(|e| e.name.as_str())
         .collect();
-    if tool_run.send(&hello(&counters, chosen)).is_err() || tool_run.frame().is_none() {
-        return tool_run.refused(&tool);
-    }
+    let mut tool_run = match ToolRun::start(&tool, &exe, suite, &hello(&counters, chosen)) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
     counted.measure(chosen, &sysfs, &RunPlan::of(args), &mut |_, raw, bar| {
         let answer = tool_run
             .send(&raw.to_json())
@@ -118,15 +103,9 @@ pub(crate) fn run(suite: &str, args: &Args, chosen: &[Planned]) -> ExitCode {
 /// `perfbench run-suite`. Returns only when that cannot be done.
 pub(crate) fn hand_over(suite: &str) -> ExitCode {
     use std::os::unix::process::CommandExt;
-    let Some(tool) = find_tool() else {
-        return no_tool();
-    };
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("error: cannot find this benchmark binary's path: {e}");
-            return ExitCode::from(2);
-        }
+    let (tool, exe) = match tool_and_exe() {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let e = tool_command(&tool, suite, &exe).exec();
     eprintln!(
@@ -140,36 +119,31 @@ pub(crate) fn hand_over(suite: &str) -> ExitCode {
 /// `results` (the outcomes of `chosen`). False, after the tool or this says why, when it is not
 /// written.
 pub(crate) fn smoke_report(suite: &str, chosen: &[Planned], results: &[RawBenchmark]) -> bool {
-    let Some(tool) = find_tool() else {
-        let _ = no_tool();
+    let started = tool_and_exe()
+        .and_then(|(tool, exe)| ToolRun::start(&tool, &exe, suite, &hello(&[], chosen)));
+    let Ok(mut tool_run) = started else {
         return false;
     };
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("error: cannot find this benchmark binary's path: {e}");
-            return false;
-        }
-    };
-    let mut tool_run = match ToolRun::start(&tool, suite, &exe) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!(
-                "error: cannot start the perfbench tool {}: {e}",
-                tool.display()
-            );
-            return false;
-        }
-    };
-    if tool_run.send(&hello(&[], chosen)).is_err() || tool_run.frame().is_none() {
-        return tool_run.refused(&tool) == ExitCode::SUCCESS;
-    }
     for r in results {
         if tool_run.send(&r.to_json()).is_err() {
             break;
         }
     }
     tool_run.finish() == ExitCode::SUCCESS
+}
+
+/// The tool and this binary's path; or, after saying why there are none, the exit code.
+fn tool_and_exe() -> Result<(PathBuf, PathBuf), ExitCode> {
+    let Some(tool) = find_tool() else {
+        return Err(no_tool());
+    };
+    match std::env::current_exe() {
+        Ok(exe) => Ok((tool, exe)),
+        Err(e) => {
+            eprintln!("error: cannot find this benchmark binary's path: {e}");
+            Err(ExitCode::from(2))
+        }
+    }
 }
 
 /// The error of a lean binary that found no tool.
@@ -216,14 +190,7 @@ pub(crate) fn hello(counters: &[&str], chosen: &[Planned]) -> String {
             out.push(',');
         }
         let o = &p.entry.options;
-        out.push_str("{\"id\":");
-        push_str(&mut out, &p.id);
-        out.push_str(",\"group\":");
-        push_str(&mut out, &p.group);
-        out.push_str(",\"name\":");
-        push_str(&mut out, p.entry.name);
-        out.push_str(",\"params\":");
-        push_opt_str(&mut out, p.params.as_deref());
+        push_identity(&mut out, p);
         out.push_str(",\"throughput\":");
         push_throughput(&mut out, o.throughput);
         out.push_str(",\"counters\":");
@@ -255,6 +222,19 @@ pub(crate) fn hello(counters: &[&str], chosen: &[Planned]) -> String {
     }
     out.push_str("]}");
     out
+}
+
+/// `{"id": ..., "group": ..., "name": ..., "params": ...` of benchmark `p` (the object left
+/// open for more members).
+pub(crate) fn push_identity(out: &mut String, p: &Planned) {
+    out.push_str("{\"id\":");
+    push_str(out, &p.id);
+    out.push_str(",\"group\":");
+    push_str(out, &p.group);
+    out.push_str(",\"name\":");
+    push_str(out, p.entry.name);
+    out.push_str(",\"params\":");
+    push_opt_str(out, p.params.as_deref());
 }
 
 fn print_now(text: &str) {
@@ -291,25 +271,44 @@ fn is_executable(path: &Path) -> bool {
 
 /// The tool, started for this run.
 struct ToolRun {
+    tool: PathBuf,
     child: Child,
     input: Option<ChildStdin>,
     output: BufReader<ChildStdout>,
 }
 
 impl ToolRun {
-    fn start(tool: &Path, suite: &str, exe: &Path) -> std::io::Result<ToolRun> {
-        let mut child = tool_command(tool, suite, exe)
+    /// Starts the tool, sends the first line (`hello`) and reads its first frame; or, after
+    /// saying why it did not take the run, the exit code.
+    fn start(tool: &Path, exe: &Path, suite: &str, hello: &str) -> Result<ToolRun, ExitCode> {
+        let spawned = tool_command(tool, suite, exe)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .spawn()?;
-        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(std::io::Error::other("no pipes to the tool"));
+            .spawn();
+        let mut child = match spawned {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!(
+                    "error: cannot start the perfbench tool {}: {e}",
+                    tool.display()
+                );
+                return Err(ExitCode::from(2));
+            }
         };
-        Ok(ToolRun {
+        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
+            eprintln!("error: no pipes to the perfbench tool");
+            return Err(ExitCode::from(2));
+        };
+        let mut run = ToolRun {
+            tool: tool.to_path_buf(),
             child,
             input: Some(input),
             output: BufReader::new(output),
-        })
+        };
+        if run.send(hello).is_err() || run.frame().is_none() {
+            return Err(run.refused());
+        }
+        Ok(run)
     }
 
     /// Sends one line.
@@ -345,11 +344,11 @@ impl ToolRun {
     }
 
     /// The tool refused the run or ended before it started: it said why on standard error.
-    fn refused(mut self, tool: &Path) -> ExitCode {
+    fn refused(mut self) -> ExitCode {
         let code = self.exit_code();
         eprintln!(
             "note: the perfbench tool {} ended before the run started (exit code {code})",
-            tool.display()
+            self.tool.display()
         );
         ExitCode::from(u8::try_from(code).unwrap_or(2).max(1))
     }

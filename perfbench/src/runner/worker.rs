@@ -32,7 +32,7 @@ use super::{
 };
 use crate::events::{self, Event, Sysfs};
 use crate::harness::bencher::Bencher;
-use crate::harness::raw::{push_f64, push_opt_str, push_str, Outcome, RawBenchmark};
+use crate::harness::raw::{push_f64, push_str, Outcome, RawBenchmark};
 use crate::harness::sampler::{Command as SampleCommand, Plan, Remote, Sampler};
 use crate::machine::Machine;
 use crate::sys;
@@ -243,14 +243,7 @@ fn list(all: &[Planned]) -> String {
         if i > 0 {
             out.push(',');
         }
-        out.push_str("{\"id\":");
-        push_str(&mut out, &p.id);
-        out.push_str(",\"group\":");
-        push_str(&mut out, &p.group);
-        out.push_str(",\"name\":");
-        push_str(&mut out, p.entry.name);
-        out.push_str(",\"params\":");
-        push_opt_str(&mut out, p.params.as_deref());
+        super::stream::push_identity(&mut out, p);
         out.push_str(if p.entry.options.ignore {
             ",\"ignore\":true}"
         } else {
