@@ -339,7 +339,7 @@ BIN=$CACHE/target/$TARGET/release/examples/$EXAMPLE
 LIB_BIN=
 if [ "$LIB_TESTS" = 1 ]; then
   log "building perfbench's unit tests for $TARGET"
-  cargo_web test --offline --release --target "$TARGET" -p perfbench --lib --no-run \
+  cargo_web test --offline --release --target "$TARGET" -p perfbench --features html --lib --no-run \
     --message-format=json-render-diagnostics >"$TMP/libtests.json" ||
     die "cross build of perfbench's unit tests failed"
   LIB_BIN=$(grep -o '"executable":"[^"]*"' "$TMP/libtests.json" | tail -n1 | cut -d'"' -f4)

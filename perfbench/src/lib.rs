@@ -59,9 +59,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! A report from a user's own tool ([`model`]; `perfbench compare BASE NEW` does this for CI):
+//! A report from a user's own tool ([`model`], with the `analysis` feature; `perfbench compare
+//! BASE NEW` does this for CI):
 //!
 //! ```no_run
+//! # #[cfg(feature = "analysis")] {
 //! let report = perfbench::model::file::load("target/perfbench/quickstart.json".as_ref())?;
 //! for bench in &report.benchmarks {
 //!     for counter in &bench.counters {
@@ -70,6 +72,7 @@
 //!         }
 //!     }
 //! }
+//! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -1,5 +1,9 @@
 //! The runner behind `perfbench::main!()`: selects benchmarks, chooses counters, runs each
-//! benchmark (a panic is reported and the suite goes on), and writes the reports.
+//! benchmark (a panic is reported and the suite goes on), and writes the reports: in this
+//! process with the `analysis` feature, else through the installed `perfbench` tool
+//! ([`stream`]: a lean build measures here and the tool analyses; `--paired` and `--simulate`
+//! it hands over whole). The paired worker ([`worker`]) and the process under Callgrind serve
+//! their drivers in every build.
 //!
 //! Exit codes: 0 success; 1 a benchmark panicked or failed, or a counter regressed with
 //! `--fail-on-regression`; 2 usage or environment error.
