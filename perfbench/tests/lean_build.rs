@@ -51,6 +51,9 @@ fn sometimes_panics() -> u64 {
     if std::env::var_os("LEAN_PANIC").is_some() {
         panic!("asked to panic");
     }
+    if std::env::var_os("LEAN_ABORT").is_some() {
+        std::process::abort();
+    }
     black_box(1)
 }
 
@@ -155,12 +158,18 @@ impl Lean {
 
     /// The bench binary with `args`, the tool named by `PERFBENCH_TOOL` (or none at all).
     fn run(&self, tool: bool, args: &[&str], panic: bool) -> Output {
+        self.run_with(tool, args, if panic { Some("LEAN_PANIC") } else { None })
+    }
+
+    /// [`Lean::run`], with the environment variable `var` set.
+    fn run_with(&self, tool: bool, args: &[&str], var: Option<&str>) -> Output {
         let mut c = Command::new(&self.exe);
         c.current_dir(&self.dir)
             .args(args)
             .env("CARGO_TARGET_DIR", &self.target)
             .env_remove("PERFBENCH_TOOL")
             .env_remove("LEAN_PANIC")
+            .env_remove("LEAN_ABORT")
             .env_remove("CARGO_HOME")
             .env("NO_COLOR", "1");
         if tool {
@@ -168,8 +177,8 @@ impl Lean {
         } else {
             c.env("PATH", "/usr/bin:/bin").env("HOME", &self.dir);
         }
-        if panic {
-            c.env("LEAN_PANIC", "1");
+        if let Some(var) = var {
+            c.env(var, "1");
         }
         c.output().unwrap()
     }
@@ -355,6 +364,21 @@ fn a_lean_bench_binary_measures_and_the_tool_analyses() {
         );
         eprintln!("skipped --simulate: Valgrind is not installed here (apt-get install valgrind)");
     }
+
+    // A binary that dies mid-run (a benchmark aborts the process): the tool writes nothing.
+    let saved = fs::read(lean.reports().join("baselines/main/lean.json")).unwrap();
+    let before = fs::read(lean.reports().join("lean.json")).unwrap();
+    let mut args = QUICK.to_vec();
+    args.extend(["--save-baseline", "main"]);
+    let o = lean.run_with(true, &args, Some("LEAN_ABORT"));
+    let (out, err) = text(&o);
+    assert!(!o.status.success(), "{out}\n{err}");
+    assert!(err.contains("ended before its run was over"), "{err}");
+    assert_eq!(fs::read(lean.reports().join("lean.json")).unwrap(), before);
+    assert_eq!(
+        fs::read(lean.reports().join("baselines/main/lean.json")).unwrap(),
+        saved
+    );
 
     // A missing baseline stops the run before anything is measured.
     let before = fs::read(lean.reports().join("lean.json")).unwrap();

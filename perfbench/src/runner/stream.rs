@@ -49,6 +49,10 @@ use crate::machine::Machine;
 /// The version of the protocol between a lean benchmark binary and the tool.
 pub const PROTOCOL: u32 = 1;
 
+/// The last line of a run that ended as it should: the tool writes nothing for a run whose
+/// input ends without it (a benchmark binary that crashed or was killed).
+const END_LINE: &str = "{\"perfbench_end\":true}";
+
 /// The environment variable that names the `perfbench` tool to start (a path).
 pub const TOOL_VAR: &str = "PERFBENCH_TOOL";
 
@@ -91,7 +95,8 @@ pub(crate) fn run(suite: &str, args: &Args, chosen: &[Planned]) -> ExitCode {
             None => {
                 bar.finish_and_clear();
                 eprintln!("error: the perfbench tool stopped during the run");
-                std::process::exit(tool_run.exit_code());
+                // Never a success: the run was not analysed.
+                std::process::exit(tool_run.exit_code().max(2));
             }
         }
     });
@@ -355,6 +360,7 @@ impl ToolRun {
 
     /// Ends the input, prints the tool's last frames, and returns its exit code.
     fn finish(mut self) -> ExitCode {
+        let _ = self.send(END_LINE);
         drop(self.input.take());
         while let Some(text) = self.frame() {
             print_now(&text);
@@ -435,14 +441,20 @@ pub(crate) fn read_hello(input: &mut dyn BufRead) -> Result<Hello, String> {
     })
 }
 
-/// The next benchmark result; `None` at the end of the input.
+/// The next benchmark result; `None` at the end of the run ([`END_LINE`]). An input that ends
+/// before it is an error: the benchmark binary did not finish its run.
 #[cfg(feature = "analysis")]
 pub(crate) fn read_benchmark(
     input: &mut dyn BufRead,
 ) -> Result<Option<crate::model::Benchmark>, String> {
     let mut line = String::new();
     match input.read_line(&mut line) {
-        Ok(0) => Ok(None),
+        Ok(0) => Err(
+            "the benchmark binary ended before its run was over (it crashed or was \
+                      killed): no report, baseline or history is written"
+                .to_owned(),
+        ),
+        Ok(_) if line.trim_end() == END_LINE => Ok(None),
         Ok(_) => serde_json::from_str(&line)
             .map(Some)
             .map_err(|e| format!("a result from the benchmark binary does not read: {e}")),
@@ -591,6 +603,15 @@ mod tests {
                 assert!(a.estimate.is_none() && a.change.is_none());
             }
         }
+    }
+
+    #[test]
+    fn a_run_is_over_only_at_its_end_line() {
+        let mut input = format!("{END_LINE}\n").into_bytes();
+        assert_eq!(read_benchmark(&mut input.as_slice()), Ok(None));
+        input.clear();
+        let e = read_benchmark(&mut input.as_slice()).unwrap_err();
+        assert!(e.contains("ended before its run was over"), "{e}");
     }
 
     #[test]
