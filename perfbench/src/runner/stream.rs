@@ -16,21 +16,30 @@
 //!    full build would (under the same `target/perfbench`), and sends the summary; the binary
 //!    prints it and exits with the tool's exit code.
 //!
-//! `--list` and `--test` (smoke tests, `cargo test --benches`) need no tool. `--paired`,
-//! `--simulate`, `--profile`, `--test --json` and the worker modes need the `analysis` feature
-//! in the benchmark build, and say so.
+//! `--list` and `--test` (smoke tests, `cargo test --benches`) need no tool. `--test --json PATH`
+//! sends the smoke test's outcomes the same way, and the tool writes the report. `--paired` and
+//! `--simulate`, which the tool drives itself, are handed over whole (`hand_over`: this
+//! process becomes `perfbench run-suite`, which starts this binary as paired workers
+//! ([`super::worker`]) or under Callgrind, after asking it for its benchmarks with the hidden
+//! `--perfbench-describe`). `--profile` samples inside the benchmark binary and needs the
+//! `profile` feature.
 //!
 //! # Protocol (version [`PROTOCOL`])
-//! Binary to tool, on the tool's standard input, one JSON object per line: first
-//! `{"perfbench_stream": 1, "perfbench": "0.1.0", "counters": [...], "benchmarks": [{"id":
-//! ..., "thresholds": [["wall-time", 0.1], ...]}, ...]}` (the default counters and the selected
-//! benchmarks with their attribute's thresholds), then one benchmark of the JSON report per
-//! line, with its samples and no estimates ([`RawBenchmark::to_json`](crate::harness::raw::RawBenchmark::to_json)), then the end of the
-//! input. Tool to binary, on the tool's standard output: frames, each `LENGTH\n` and then
-//! `LENGTH` bytes of text to print: one once the tool is ready (after it loaded the baseline),
-//! one after each benchmark, then any number until the tool exits. The tool's standard error is
-//! the binary's. A tool that refuses the run (a wrong version, a missing baseline) says why on
-//! standard error and exits before its first frame.
+//! Binary to tool, on the tool's standard input, one JSON object per line, written by hand
+//! ([`crate::harness::raw`]): first `{"perfbench_stream": 1, "perfbench": "0.1.0", "counters":
+//! [...], "benchmarks": [{"id": ..., "group": ..., "name": ..., "params": ..., "throughput":
+//! ..., "counters": [...] | null, "thresholds": [["wall-time", 0.1], ...]}, ...]}` (the default
+//! counters, and the selected benchmarks with what the analysis needs of their attribute; also
+//! what `--perfbench-describe` prints), then one benchmark of the JSON report per line, with its
+//! samples and no estimates
+//! ([`RawBenchmark::to_json`](crate::harness::raw::RawBenchmark::to_json)), then
+//! `{"perfbench_end": true}`. An input that ends without that line (the binary crashed or was
+//! killed) is an error: the tool writes nothing. Tool to binary, on the tool's standard output:
+//! frames, each `LENGTH\n` and then `LENGTH` bytes of text to print: one once the tool is ready
+//! (after it took the suite's lock and loaded the baseline), one after each benchmark, then any
+//! number until the tool exits. The tool's standard error is the binary's. A tool that refuses
+//! the run (another version, a missing baseline) says why on standard error and exits before
+//! its first frame. The tool reads the lines with the report's own serde types.
 
 // A full build (feature `analysis`) analyses in its own process and never starts the tool; it
 // compiles the client all the same, so that the workspace's checks cover it.
