@@ -2,8 +2,9 @@
 //! counters each, 100 samples per counter, compared with a baseline whose samples are overlaid
 //! (the heaviest page: two density curves per counter). Issue 11 asks for under 2 seconds.
 //!
-//! Run: `cargo bench -p perfbench --features html --bench html_render` (`-- --quick` for a short run). The
-//! figures are perfbench's own wall-time estimates of one whole render (and render + write).
+//! Run: `cargo bench -p perfbench --features html --bench html_render` (`-- --quick` for a
+//! short run). The figures are perfbench's own wall-time estimates of one whole render (and
+//! render + write).
 
 use perfbench::model::{
     Benchmark, Config, CounterResult, Machine, Outcome, Report, Sampling, Source,

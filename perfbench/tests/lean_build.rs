@@ -1,6 +1,6 @@
 //! The lean build, end to end: a throwaway downstream crate depends on this checkout's
-//! `perfbench` with `default-features = false` (no `analysis`), and its bench binary is run
-//! without the tool and with it (`PERFBENCH_TOOL`, this package's `perfbench`).
+//! `perfbench` with its default features (the lean build: no `analysis`), and its bench binary
+//! is run without the tool and with it (`PERFBENCH_TOOL`, this package's `perfbench`).
 //!
 //! - The lean dependency tree has no serde, serde_json or plotters (what makes the build small).
 //! - Without the tool: `--bench` exits 2 and says how to install it; `--list` and `--test`
@@ -99,7 +99,7 @@ impl Lean {
             format!(
                 "[package]\nname = \"lean-demo\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
                  publish = false\n\n[dev-dependencies]\n\
-                 perfbench = {{ path = {:?}, default-features = false }}\n\n\
+                 perfbench = {{ path = {:?} }}\n\n\
                  [[bench]]\nname = \"lean\"\nharness = false\n\n[workspace]\n",
                 PERFBENCH
             ),

@@ -656,7 +656,8 @@ fn write_comparison_html(
 }
 
 #[cfg(not(feature = "html"))]
-const NO_HTML: &str = "this perfbench was built without its `html` feature (on by default)";
+const NO_HTML: &str = "this perfbench was built without its `html` feature (install it with \
+                       `cargo install perfbench --features html`)";
 
 /// `perfbench report RESULT... --html DIR`: 0, or 2 on an error.
 #[cfg(feature = "html")]

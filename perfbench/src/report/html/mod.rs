@@ -1,7 +1,8 @@
-//! The HTML report (feature `html`, on by default): an index of every suite and a page per
-//! benchmark with a plot per counter. The pieces of the pages ([`document`], [`bench_page`],
-//! [`machine_line`], ...) are public: the `perfbench` tool builds the pages of a comparison of
-//! two runs (`perfbench compare BASE NEW --html DIR`) from them.
+//! The HTML report (feature `html`; the tool installed with it renders it for lean builds): an
+//! index of every suite and a page per benchmark with a plot per counter. The pieces of the
+//! pages ([`document`], [`bench_page`], [`machine_line`], ...) are public: the `perfbench` tool
+//! builds the pages of a comparison of two runs (`perfbench compare BASE NEW --html DIR`) from
+//! them.
 //!
 //! Every `cargo bench` run writes `target/perfbench/report/`: `index.html` (every suite whose
 //! latest report is in `target/perfbench/`, what regressed and improved first) and
