@@ -108,14 +108,13 @@ impl RawBenchmark {
     /// ```
     pub fn to_json(&self) -> String {
         let mut out = String::with_capacity(256 + self.counters.len() * 2048);
-        out.push_str("{\"id\":");
-        push_str(&mut out, &self.id);
-        out.push_str(",\"group\":");
-        push_str(&mut out, &self.group);
-        out.push_str(",\"name\":");
-        push_str(&mut out, &self.name);
-        out.push_str(",\"params\":");
-        push_opt_str(&mut out, self.params.as_deref());
+        push_identity(
+            &mut out,
+            &self.id,
+            &self.group,
+            &self.name,
+            self.params.as_deref(),
+        );
         out.push_str(",\"throughput\":");
         push_throughput(&mut out, self.throughput);
         out.push_str(",\"outcome\":");
@@ -123,44 +122,59 @@ impl RawBenchmark {
         out.push_str(",\"error\":");
         push_opt_str(&mut out, self.error.as_deref());
         out.push_str(",\"counters\":{");
-        for (i, c) in self.counters.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            push_str(&mut out, &c.name);
+        push_list(&mut out, &self.counters, |out, c| {
+            push_str(out, &c.name);
             out.push_str(":{\"unit\":");
-            push_str(&mut out, &c.unit);
+            push_str(out, &c.unit);
             out.push_str(",\"source\":");
-            push_str(&mut out, c.source.as_str());
+            push_str(out, c.source.as_str());
             out.push_str(if c.multiplexed {
                 ",\"multiplexed\":true"
             } else {
                 ",\"multiplexed\":false"
             });
             out.push_str(",\"per_iteration\":[");
-            push_list(&mut out, &c.per_iteration, |out, &v| push_f64(out, v));
+            push_list(out, &c.per_iteration, |out, &v| push_f64(out, v));
             out.push_str("],\"iterations\":[");
-            push_list(&mut out, &c.iterations, |out, n| {
-                out.push_str(&n.to_string())
-            });
+            push_list(out, &c.iterations, |out, n| out.push_str(&n.to_string()));
             out.push_str("],\"rounds\":[");
-            push_list(&mut out, &c.rounds, |out, n| out.push_str(&n.to_string()));
+            push_list(out, &c.rounds, |out, n| out.push_str(&n.to_string()));
             out.push_str("],\"overhead\":");
-            push_f64(&mut out, c.overhead);
+            push_f64(out, c.overhead);
             out.push_str(",\"estimate\":null}");
-        }
+        });
         out.push_str("}}");
         out
     }
 }
 
-fn push_list<T>(out: &mut String, items: &[T], each: impl Fn(&mut String, &T)) {
+/// `items` written by `each`, separated by commas (the brackets are the caller's).
+pub(crate) fn push_list<T>(out: &mut String, items: &[T], each: impl Fn(&mut String, &T)) {
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         each(out, item);
     }
+}
+
+/// `{"id": ..., "group": ..., "name": ..., "params": ...` of a benchmark (the object left open
+/// for more members).
+pub(crate) fn push_identity(
+    out: &mut String,
+    id: &str,
+    group: &str,
+    name: &str,
+    params: Option<&str>,
+) {
+    out.push_str("{\"id\":");
+    push_str(out, id);
+    out.push_str(",\"group\":");
+    push_str(out, group);
+    out.push_str(",\"name\":");
+    push_str(out, name);
+    out.push_str(",\"params\":");
+    push_opt_str(out, params);
 }
 
 /// `s` as a JSON string: quotes, backslashes and control characters escaped, everything else

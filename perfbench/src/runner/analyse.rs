@@ -124,17 +124,7 @@ pub(super) fn run(suite: &str, args: &Args, chosen: Vec<Planned>) -> ExitCode {
     }
     let ids: Vec<Chosen> = chosen.iter().map(Chosen::of).collect();
     if args.simulate {
-        return match simulate::Simulate::prepare(args) {
-            Ok(sim) => {
-                let config = sim.config();
-                let source = Source::Simulated { sim, chosen: &ids };
-                analysed_run(suite, args, &ids, config, source)
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(2)
-            }
-        };
+        return simulated_run(suite, args, &ids);
     }
     match Counted::prepare(args, &chosen, &sysfs, machine) {
         Ok(counted) => {
@@ -221,21 +211,27 @@ fn simulate_for(suite: &StreamedSuite, args: &Args) -> ExitCode {
         )),
         Err(e) => Err(format!("cannot run {}: {e}", suite.exe.display())),
     };
-    let chosen = match hello {
-        Ok(h) => h.chosen,
+    match hello {
+        Ok(h) => simulated_run(&suite.suite, args, &h.chosen),
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            ExitCode::from(2)
         }
-    };
+    }
+}
+
+/// `--simulate`: each of `chosen` under Callgrind, then the analysis.
+fn simulated_run(suite: &str, args: &Args, chosen: &[Chosen]) -> ExitCode {
     match simulate::Simulate::prepare(args) {
         Ok(sim) => {
             let config = sim.config();
-            let source = Source::Simulated {
-                sim,
-                chosen: &chosen,
-            };
-            analysed_run(&suite.suite, args, &chosen, config, source)
+            analysed_run(
+                suite,
+                args,
+                chosen,
+                config,
+                Source::Simulated { sim, chosen },
+            )
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -11,7 +11,7 @@ use super::cli::Args;
 use super::{panic_message, planned, selected, Planned, NEVER_CALLED};
 use crate::counters::{callgrind, Counters};
 use crate::harness::bencher::Bencher;
-use crate::harness::raw::{push_opt_str, push_throughput, Outcome};
+use crate::harness::raw::{push_list, push_opt_str, push_throughput, Outcome};
 use crate::harness::sampler::Sampler;
 use crate::harness::simulate::{Region, SimSample, Simulation};
 use crate::harness::Throughput;
@@ -88,10 +88,7 @@ pub(crate) fn result_json(
     out.push_str(",\"throughput\":");
     push_throughput(&mut out, throughput);
     out.push_str(",\"samples\":[");
-    for (i, s) in samples.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
+    push_list(&mut out, samples, |out, s| {
         out.push_str(&format!(
             "{{\"n\":{},\"per_pair\":{},\"body\":[{},{}],\"empty\":[{},{}]}}",
             s.n,
@@ -101,7 +98,7 @@ pub(crate) fn result_json(
             region(&s.empty[0]),
             region(&s.empty[1])
         ));
-    }
+    });
     out.push_str("]}");
     out
 }

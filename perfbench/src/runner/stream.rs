@@ -52,7 +52,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use super::cli::Args;
 use super::{Counted, Planned, RunPlan};
 use crate::events::Sysfs;
-use crate::harness::raw::{push_opt_str, push_str, push_throughput, RawBenchmark};
+use crate::harness::raw::{self, push_f64, push_list, push_str, push_throughput, RawBenchmark};
 use crate::machine::Machine;
 
 /// The version of the protocol between a lean benchmark binary and the tool.
@@ -192,48 +192,32 @@ pub(crate) fn hello(counters: &[&str], chosen: &[Planned]) -> String {
         "{{\"perfbench_stream\":{PROTOCOL},\"perfbench\":\"{}\",\"counters\":[",
         env!("CARGO_PKG_VERSION")
     );
-    for (i, name) in counters.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_str(&mut out, name);
-    }
+    push_list(&mut out, counters, |out, name| push_str(out, name));
     out.push_str("],\"benchmarks\":[");
-    for (i, p) in chosen.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
+    push_list(&mut out, chosen, |out, p| {
         let o = &p.entry.options;
-        push_identity(&mut out, p);
+        push_identity(out, p);
         out.push_str(",\"throughput\":");
-        push_throughput(&mut out, o.throughput);
+        push_throughput(out, o.throughput);
         out.push_str(",\"counters\":");
         match o.counters {
             None => out.push_str("null"),
             Some(names) => {
                 out.push('[');
-                for (j, name) in names.iter().enumerate() {
-                    if j > 0 {
-                        out.push(',');
-                    }
-                    push_str(&mut out, name);
-                }
+                push_list(out, names, |out, name| push_str(out, name));
                 out.push(']');
             }
         }
         out.push_str(",\"thresholds\":[");
-        for (j, (name, t)) in o.thresholds.unwrap_or(&[]).iter().enumerate() {
-            if j > 0 {
-                out.push(',');
-            }
+        push_list(out, o.thresholds.unwrap_or(&[]), |out, (name, t)| {
             out.push('[');
-            push_str(&mut out, name);
+            push_str(out, name);
             out.push(',');
-            crate::harness::raw::push_f64(&mut out, *t);
+            push_f64(out, *t);
             out.push(']');
-        }
+        });
         out.push_str("]}");
-    }
+    });
     out.push_str("]}");
     out
 }
@@ -241,14 +225,7 @@ pub(crate) fn hello(counters: &[&str], chosen: &[Planned]) -> String {
 /// `{"id": ..., "group": ..., "name": ..., "params": ...` of benchmark `p` (the object left
 /// open for more members).
 pub(crate) fn push_identity(out: &mut String, p: &Planned) {
-    out.push_str("{\"id\":");
-    push_str(out, &p.id);
-    out.push_str(",\"group\":");
-    push_str(out, &p.group);
-    out.push_str(",\"name\":");
-    push_str(out, p.entry.name);
-    out.push_str(",\"params\":");
-    push_opt_str(out, p.params.as_deref());
+    raw::push_identity(out, &p.id, &p.group, p.entry.name, p.params.as_deref());
 }
 
 fn print_now(text: &str) {

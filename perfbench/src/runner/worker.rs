@@ -32,7 +32,7 @@ use super::{
 };
 use crate::events::{self, Event, Sysfs};
 use crate::harness::bencher::Bencher;
-use crate::harness::raw::{push_f64, push_str, Outcome, RawBenchmark};
+use crate::harness::raw::{push_f64, push_list, push_str, Outcome, RawBenchmark};
 use crate::harness::sampler::{Command as SampleCommand, Plan, Remote, Sampler};
 use crate::machine::Machine;
 use crate::sys;
@@ -239,17 +239,14 @@ pub(crate) fn serve(suite: &str) -> ExitCode {
 /// The answer to `list`.
 fn list(all: &[Planned]) -> String {
     let mut out = String::from("{\"benchmarks\":[");
-    for (i, p) in all.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        super::stream::push_identity(&mut out, p);
+    push_list(&mut out, all, |out, p| {
+        super::stream::push_identity(out, p);
         out.push_str(if p.entry.options.ignore {
             ",\"ignore\":true}"
         } else {
             ",\"ignore\":false}"
         });
-    }
+    });
     out.push_str("]}");
     out
 }
