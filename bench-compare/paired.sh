@@ -33,7 +33,7 @@ export CARGO_TERM_COLOR=never NO_COLOR=1
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
 log "build the perfbench tool (release)"
-(cd "$here/.." && CARGO_TARGET_DIR="$work/tool-target" cargo build --release --quiet -p perfbench --bin perfbench --features html)
+(cd "$here/.." && CARGO_TARGET_DIR="$work/tool-target" cargo build --release --quiet -p perfbench-cli --bin perfbench)
 tool="$work/tool-target/release/perfbench"
 
 # build NAME [SLOWDOWN]: the suite's bench executable, copied to $work/bin/NAME/paired.

@@ -28,7 +28,7 @@ log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
 log "build (release): verdict-suite and the perfbench tool"
 (cd "$here/verdict-suite" && cargo bench --no-run --quiet)
-(cd "$here/.." && cargo build --release --quiet -p perfbench --bin perfbench --features html)
+(cd "$here/.." && cargo build --release --quiet -p perfbench-cli --bin perfbench)
 bin=$(ls -t "$CARGO_TARGET_DIR"/release/deps/verdict-* | grep -v '\.d$' | head -n 1)
 tool="$CARGO_TARGET_DIR/release/perfbench"
 

@@ -129,7 +129,7 @@ done
 # `perfbench` tool, built here once (not timed: it is installed once per machine) and named by
 # PERFBENCH_TOOL; the timed runs include the tool's work.
 log "build the perfbench tool (untimed)"
-(cd "$here/.." && CARGO_TARGET_DIR="$work/tool-target" cargo build --release --quiet -p perfbench --bin perfbench --features html)
+(cd "$here/.." && CARGO_TARGET_DIR="$work/tool-target" cargo build --release --quiet -p perfbench-cli --bin perfbench)
 export PERFBENCH_TOOL="$work/tool-target/release/perfbench"
 if [ "$build_rounds" -eq 0 ]; then
     for s in "${suites[@]}"; do prepare "$s"; done

@@ -84,7 +84,7 @@ PY
 
 if [ "$base_runs" -gt 1 ]; then
     log "re-judging against each baseline run alone (perfbench compare)"
-    cargo build --release --quiet --manifest-path "$here/../Cargo.toml" -p perfbench --bin perfbench --features html
+    cargo build --release --quiet --manifest-path "$here/../Cargo.toml" -p perfbench-cli --bin perfbench
     echo
     python3 "$here/base_runs.py" "$work" "$CARGO_TARGET_DIR/release/perfbench"
 fi

@@ -8,7 +8,7 @@
 //! times the work (the job summary must mark it regressed and leave `unchanged` alone, and the
 //! gate must fail the job with exit status 1). What the skipped `uses:` steps would do is done
 //! here: the cache save and restore copy the directory their `path:` names; the toolchain is
-//! this one; the `cargo install perfbench` step is replaced by this checkout's tool on `PATH`.
+//! this one; the `cargo install perfbench-cli` step is replaced by this checkout's tool on `PATH`.
 //!
 //! Robustness on a shared 2-core VM (this one runs other jobs' builds next to the tests):
 //! - The slowdown is 5x, far beyond the 25% wall-time threshold and any drift of the machine.

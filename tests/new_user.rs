@@ -2,10 +2,17 @@
 //! `Cargo.toml` lines and the bench file of README's "Writing benchmarks" taken verbatim from
 //! README (the code blocks after the `<!-- new-user: ... -->` comments, so README and this test
 //! cannot drift apart), depending on this checkout's `perfbench` by path; then the commands of
-//! README's `<!-- new-user: commands -->` block, each run here exactly as written there:
-//! - `cargo install perfbench --features html`: not run; this checkout's tool, built with those
-//!   features in the test's profile, is first on `PATH` for every later command instead (the
-//!   crate's lean bench binary hands its runs to it);
+//! README's `<!-- new-user: commands -->` block, each run here exactly as written there.
+//!
+//! The user has nothing installed: no `perfbench` on `PATH` (directories that hold one are left
+//! out), a `HOME` of its own under `target/new-user/home` (so the tool's cache,
+//! `~/.cache/perfbench`, starts empty) and a cargo home of its own whose registry is this
+//! machine's (so the crates cargo has downloaded are there, and nothing else: no network).
+//! - the first run, on an empty cache: the bench binary builds the `perfbench` tool itself,
+//!   saying so, then measures; exit 0, every benchmark shown with an interval, the JSON report
+//!   with estimates; the second run finds the tool built and compares with the first;
+//! - a `perfbench` of another version on `PATH` is passed over; a tool installed with `cargo
+//!   install --path perfbench-cli` (the CLI crate) is used and nothing is built;
 //! - `-- sum`: a FILTER; the terminal shows the filtered benchmarks and no other, exit 0;
 //! - `-- --list`: exactly the ids, exit 0;
 //! - `-- --save-baseline main`: exit 0, the JSON report `target/perfbench/quickstart.json` and the
@@ -36,8 +43,10 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::Instant;
 
+// Not every helper is used here.
+#[allow(dead_code)]
 mod throwaway;
-use throwaway::{path_with, perfbench_tool_dir, serial, show, workspace_target, write_if_changed};
+use throwaway::{serial, show, workspace_target, write_if_changed};
 
 use perfbench::model::json::from_json;
 use perfbench::model::{Outcome, Report, Verdict};
@@ -48,9 +57,8 @@ const SUITE: &str = "quickstart";
 /// README's dependency line, replaced by a path to this checkout.
 const DEPENDENCY: &str = "perfbench = \"0.1\"";
 
-/// README's commands, in its order; the test runs each exactly as written, but the first: the
-/// tool's installation is this checkout's tool on `PATH` instead (built with the same features).
-const INSTALL: &str = "cargo install perfbench --features html";
+/// README's commands, in its order; the test runs each exactly as written.
+const FIRST_RUN: &str = "cargo bench --bench quickstart";
 const FILTER_RUN: &str = "cargo bench --bench quickstart -- sum";
 const LIST: &str = "cargo bench --bench quickstart -- --list";
 const SAVE: &str = "cargo bench --bench quickstart -- --save-baseline main";
@@ -142,7 +150,11 @@ fn bench_source(slow: bool) -> String {
 /// of this one (runs must not share the machine's cores, nor the suite's reports).
 struct NewUser {
     dir: PathBuf,
-    /// `PATH` with this checkout's `perfbench` tool first ([`INSTALL`]).
+    /// The user's `HOME`: the tool's cache is `.cache/perfbench` in it.
+    home: PathBuf,
+    /// The user's cargo home: this machine's registry, nothing installed.
+    cargo_home: PathBuf,
+    /// `PATH` without any `perfbench`.
     path: std::ffi::OsString,
     /// `nice -n -20` is allowed here.
     nice: bool,
@@ -200,9 +212,29 @@ fn new_user() -> &'static NewUser {
         if !nice {
             eprintln!("note: `nice -n -20` is not allowed here; the runs use normal priority");
         }
+        let home = root.join("home");
+        fs::create_dir_all(&home).unwrap();
+        let cargo_home = root.join("cargo-home");
+        fs::create_dir_all(&cargo_home).unwrap();
+        let machines = std::env::var_os("CARGO_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(&std::env::var_os("HOME").unwrap()).join(".cargo"));
+        for shared in ["registry", "git"] {
+            let link = cargo_home.join(shared);
+            if machines.join(shared).is_dir() && fs::symlink_metadata(&link).is_err() {
+                std::os::unix::fs::symlink(machines.join(shared), &link).unwrap();
+            }
+        }
+        let path = std::env::join_paths(
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                .filter(|dir| !dir.join("perfbench").exists()),
+        )
+        .unwrap();
         let d = NewUser {
             dir,
-            path: path_with(&perfbench_tool_dir()),
+            home,
+            cargo_home,
+            path,
             nice,
             _lock: lock,
         };
@@ -226,6 +258,11 @@ impl NewUser {
     /// Runs `command` (words separated by spaces, `cargo` first) in the crate, at the highest
     /// priority allowed when `measured`.
     fn run(&self, command: &str, measured: bool) -> Output {
+        self.run_with_path(command, measured, &self.path)
+    }
+
+    /// [`NewUser::run`] with `path` as `PATH`.
+    fn run_with_path(&self, command: &str, measured: bool, path: &std::ffi::OsStr) -> Output {
         let words: Vec<&str> = command.split_whitespace().collect();
         assert_eq!(words[0], "cargo", "{command}");
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -240,7 +277,14 @@ impl NewUser {
         let out = c
             .args(&words[1..])
             .current_dir(&self.dir)
-            .env("PATH", &self.path)
+            .env("PATH", path)
+            .env("HOME", &self.home)
+            .env("CARGO_HOME", &self.cargo_home)
+            .env("RUSTUP_HOME", rustup_home())
+            .env_remove("PERFBENCH_TOOL")
+            .env_remove("PERFBENCH_CACHE_DIR")
+            .env_remove("PERFBENCH_BUILD_TOOL")
+            .env_remove("XDG_CACHE_HOME")
             .env("CARGO_TARGET_DIR", self.dir.join("target"))
             .env("CARGO_TERM_COLOR", "never")
             .env("CARGO_NET_OFFLINE", "true")
@@ -262,6 +306,20 @@ impl NewUser {
     fn reports(&self) -> PathBuf {
         self.dir.join("target/perfbench")
     }
+
+    /// The `perfbench` tool's cache, as the bench binary finds it from `HOME`.
+    fn cache(&self) -> PathBuf {
+        self.home.join(".cache/perfbench")
+    }
+}
+
+/// rustup's home, which the `cargo` and `rustc` proxies need whatever `HOME` is.
+fn rustup_home() -> std::ffi::OsString {
+    std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| {
+        Path::new(&std::env::var_os("HOME").unwrap_or_default())
+            .join(".rustup")
+            .into_os_string()
+    })
 }
 
 /// Puts README's own bench file back when a test ends, passing or not.
@@ -332,7 +390,7 @@ fn verdict(report: &Report, id: &str, counter: &str) -> Option<Verdict> {
 fn readme_commands_are_the_ones_this_test_runs() {
     assert_eq!(
         readme_commands(),
-        [INSTALL, FILTER_RUN, LIST, SAVE, GATE, SMOKE],
+        [FIRST_RUN, FILTER_RUN, LIST, SAVE, GATE, SMOKE],
         "README's `<!-- new-user: commands -->` block and tests/new_user.rs differ: change both"
     );
 }
@@ -350,6 +408,156 @@ fn the_readme_quickstart_is_examples_quickstart() {
         bench_source(false),
         "examples/quickstart.rs (below its `//!` header) must be README's benches/quickstart.rs"
     );
+}
+
+/// The executables in the cache's tool slots.
+fn cached_tools(cache: &Path) -> Vec<PathBuf> {
+    fs::read_dir(cache.join("tool"))
+        .map(|d| {
+            d.filter_map(|e| Some(e.ok()?.path().join("bin/perfbench")))
+                .filter(|p| p.is_file())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every benchmark of a run measured, with a wall-time estimate inside its interval.
+fn assert_estimates(r: &Report, out: &Output) {
+    assert_eq!(ids(r), IDS, "{}", show(out));
+    for b in &r.benchmarks {
+        assert_eq!(b.outcome, Outcome::Measured, "{}\n{}", b.id, show(out));
+        let e = b
+            .counter("wall-time")
+            .and_then(|c| c.estimate)
+            .unwrap_or_else(|| panic!("{}: no wall-time estimate\n{}", b.id, show(out)));
+        assert!(
+            e.ci_low <= e.point && e.point <= e.ci_high && e.ci_low < e.ci_high,
+            "{}: {e:?}",
+            b.id
+        );
+    }
+}
+
+#[test]
+fn the_first_run_needs_nothing_installed() {
+    let d = new_user();
+    let _serial = serial();
+    d.set_source(false);
+    let _ = fs::remove_dir_all(d.cache());
+    let _ = fs::remove_dir_all(d.reports());
+
+    // First run, empty cache: the bench binary builds the tool, says so, then measures.
+    let out = d.run(FIRST_RUN, true);
+    assert!(out.status.success(), "`{FIRST_RUN}`\n{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("perfbench: building the `perfbench` tool"),
+        "{}",
+        show(&out)
+    );
+    let built = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("perfbench: built the `perfbench` tool in "))
+        .unwrap_or_else(|| panic!("no `built` line\n{}", show(&out)));
+    eprintln!("the one-time build of the tool: {built}");
+    assert_eq!(cached_tools(&d.cache()).len(), 1, "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(shown(&stdout), IDS, "{}", show(&out));
+    // The terminal's estimates come with their intervals.
+    assert!(
+        stdout.lines().filter(|l| l.contains(" [")).count() >= IDS.len(),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("compared with"), "{stdout}");
+    assert_estimates(&report(&d.reports().join("quickstart.json"), &out), &out);
+
+    // Second run: the tool is there; the run compares with the first.
+    let out = d.run(FIRST_RUN, true);
+    assert!(out.status.success(), "`{FIRST_RUN}`\n{}", show(&out));
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("building"),
+        "{}",
+        show(&out)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("\ncompared with the previous run: "),
+        "{}",
+        show(&out)
+    );
+    let r = report(&d.reports().join("quickstart.json"), &out);
+    assert_estimates(&r, &out);
+    assert!(
+        r.benchmarks
+            .iter()
+            .all(|b| b.counter("wall-time").is_some_and(|c| c.change.is_some())),
+        "every wall-time compared\n{}",
+        show(&out)
+    );
+
+    // A `perfbench` of another version on PATH is passed over (it would fail the run).
+    let other = workspace_target().join("new-user/other-version");
+    fs::create_dir_all(&other).unwrap();
+    let fake = other.join("perfbench");
+    fs::write(
+        &fake,
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'perfbench 0.0.1'; exit 0; fi\n\
+         echo 'the tool of another version ran' >&2; exit 3\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = d.run_with_path(FILTER_RUN, true, &path_with_os(&other, &d.path));
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("another version ran"));
+
+    // The tool installed with `cargo install --path` of the CLI crate: used, nothing built.
+    let installed = workspace_target().join("new-user/installed");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let started = Instant::now();
+    let install = Command::new(cargo)
+        .args(["install", "--offline", "--force", "--path"])
+        .arg(Path::new(WORKSPACE).join("perfbench-cli"))
+        .arg("--root")
+        .arg(&installed)
+        .env("CARGO_TARGET_DIR", d.cache().join("target"))
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "0")
+        .env("CARGO_HOME", &d.cargo_home)
+        .env("CARGO_TERM_COLOR", "never")
+        .output()
+        .unwrap();
+    assert!(install.status.success(), "{}", show(&install));
+    eprintln!(
+        "cargo install --path perfbench-cli: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    fs::remove_dir_all(d.cache().join("tool")).unwrap();
+    let out = d.run_with_path(
+        FIRST_RUN,
+        true,
+        &path_with_os(&installed.join("bin"), &d.path),
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("building"),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        cached_tools(&d.cache()).is_empty(),
+        "the installed tool was used"
+    );
+    assert_estimates(&report(&d.reports().join("quickstart.json"), &out), &out);
+}
+
+/// `PATH` of `first` then `rest`.
+fn path_with_os(first: &Path, rest: &std::ffi::OsStr) -> std::ffi::OsString {
+    let mut path = first.as_os_str().to_owned();
+    path.push(":");
+    path.push(rest);
+    path
 }
 
 #[test]

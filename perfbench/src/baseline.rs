@@ -18,7 +18,6 @@
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use crate::model::file::{load, write_atomic, LoadError, LoadProblem};
@@ -296,9 +295,9 @@ impl Store {
             .truncate(false)
             .write(true)
             .open(&path)?;
-        if !flock(&file, libc::LOCK_EX | libc::LOCK_NB)? {
+        if !crate::sys::flock(&file, false)? {
             waiting(&path);
-            flock(&file, libc::LOCK_EX)?;
+            crate::sys::flock(&file, true)?;
         }
         Ok(SuiteLock { _file: file })
     }
@@ -324,23 +323,6 @@ fn check_suite(
 #[derive(Debug)]
 pub struct SuiteLock {
     _file: File,
-}
-
-/// `flock(2)`: true when taken, false when `LOCK_NB` found it held.
-fn flock(file: &File, op: i32) -> std::io::Result<bool> {
-    loop {
-        // SAFETY: flock only reads the descriptor, which `file` keeps open for the call.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), op) };
-        if rc == 0 {
-            return Ok(true);
-        }
-        let e = std::io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EINTR) => continue,
-            Some(libc::EWOULDBLOCK) if op & libc::LOCK_NB != 0 => return Ok(false),
-            _ => return Err(e),
-        }
-    }
 }
 
 #[cfg(test)]

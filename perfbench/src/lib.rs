@@ -79,10 +79,12 @@
 //! # Features: who analyses
 //!
 //! By default (the lean build) a benchmark binary compiles the measurement layers only and
-//! hands each measured benchmark's raw samples to the installed `perfbench` tool (`cargo install
-//! perfbench --features html`), which computes the statistics, compares, prints and writes the
+//! hands each measured benchmark's raw samples to the `perfbench` tool of its own version (the
+//! `perfbench-cli` crate), which computes the statistics, compares, prints and writes the
 //! reports ([`runner::stream`]): a clean benchmark build compiles no statistics, serde or report
-//! code. `--list` and `--test` need no tool.
+//! code. Nothing needs installing: a binary that finds no tool of its version builds one, once
+//! per version, into a cache shared by every project on the machine (`~/.cache/perfbench`).
+//! `--list` and `--test` need no tool.
 //!
 //! - `analysis`: the analysis in the benchmark binary itself (no tool needed): the modules
 //!   marked "(`analysis`)" below, `--paired`, `--simulate`, `--test --json`, and the `perfbench`

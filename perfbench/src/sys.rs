@@ -1231,6 +1231,29 @@ pub fn take_stdout() -> Result<std::fs::File, Errno> {
     Ok(file)
 }
 
+/// `flock(2)` with `LOCK_EX` on `file`: true when taken; when `wait` is false and another
+/// open file description holds it, false at once (`LOCK_NB`). Held until `file` is closed.
+pub(crate) fn flock(file: &std::fs::File, wait: bool) -> io::Result<bool> {
+    let op = if wait {
+        libc::LOCK_EX
+    } else {
+        libc::LOCK_EX | libc::LOCK_NB
+    };
+    loop {
+        // SAFETY: flock only reads the descriptor, which `file` keeps open for the call.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), op) };
+        if rc == 0 {
+            return Ok(true);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EWOULDBLOCK) if !wait => return Ok(false),
+            _ => return Err(e),
+        }
+    }
+}
+
 /// The effective user id.
 ///
 /// ```

@@ -25,9 +25,9 @@ pub fn workspace_target() -> PathBuf {
         .to_path_buf()
 }
 
-/// Builds this checkout's `perfbench` tool (with `html`, as README's `cargo install perfbench
-/// --features html` does) in the running test's profile and returns its directory, for `PATH`.
-/// (`CARGO_BIN_EXE_perfbench` exists only in the `perfbench` package's own tests.)
+/// Builds this checkout's `perfbench` tool (the `perfbench-cli` crate) in the running test's
+/// profile and returns its directory, for `PATH`. (`CARGO_BIN_EXE_perfbench` exists only in the
+/// `perfbench-cli` package's own tests.)
 pub fn perfbench_tool_dir() -> PathBuf {
     // The test runs as target/<profile dir>/deps/<test>-HASH.
     let exe = std::env::current_exe().unwrap();
@@ -40,8 +40,15 @@ pub fn perfbench_tool_dir() -> PathBuf {
             .current_dir(workspace)
             .env("CARGO_TARGET_DIR", workspace_target())
             .env("CARGO_TERM_COLOR", "never")
-            .args(["build", "--quiet", "-p", "perfbench", "--bin", "perfbench"])
-            .args(["--features", "html", "--profile", profile])
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "perfbench-cli",
+                "--bin",
+                "perfbench",
+            ])
+            .args(["--profile", profile])
             .output()
             .unwrap();
     assert!(

@@ -97,6 +97,17 @@ pub struct BaselineArg {
     pub lenient: bool,
 }
 
+impl Args {
+    /// The command line asks for what only the analysis does: a baseline to save or to compare
+    /// with, a JSON report at a path, or a verdict that fails the run.
+    pub(crate) fn asks_for_the_tool(&self) -> bool {
+        self.save_baseline.is_some()
+            || self.baseline.is_some()
+            || self.json.is_some()
+            || self.fail_on_regression
+    }
+}
+
 /// Flags and their one-line help, in `--help` order: `(flag, value name, help)`.
 const OPTIONS: &[(&str, &str, &str)] = &[
     ("exact", "", "FILTER must equal the id"),

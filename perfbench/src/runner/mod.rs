@@ -20,6 +20,7 @@ pub mod paired;
 #[cfg(feature = "profile")]
 pub mod profile;
 mod progress;
+mod provision;
 mod sim_child;
 #[cfg(feature = "analysis")]
 pub mod simulate;

@@ -7,14 +7,19 @@
 //! 1. selects the benchmarks and checks the counters as any run does (a bad `--counters` is
 //!    refused here, before anything starts);
 //! 2. starts the tool, `perfbench run-suite --suite SUITE --exe THIS_BINARY -- ARGS...` (its own
-//!    command line after `--`), found as `$PERFBENCH_TOOL` or `perfbench` on `PATH` (or
-//!    `$CARGO_HOME/bin`, `~/.cargo/bin`);
+//!    command line after `--`), the one of this library's version: installed, or built once
+//!    per version into a cache shared by every project ([`super::provision`]);
 //! 3. measures every benchmark in this process, exactly as a full build does, and sends each
 //!    result to the tool as soon as it has it; the tool compares it, and answers with the text
 //!    to print, which the binary prints between its progress lines;
 //! 4. closes the pipe; the tool writes the report files, the baseline and the HTML report as a
 //!    full build would (under the same `target/perfbench`), and sends the summary; the binary
 //!    prints it and exits with the tool's exit code.
+//!
+//! Where no tool can be had (see [`super::provision`]), the binary measures all the same and
+//! prints each counter's median with a distribution-free 95% interval ([`estimates_only`]),
+//! then one line that says why the comparison, the report files and the baseline are missing
+//! and how to get them.
 //!
 //! `--list` and `--test` (smoke tests, `cargo test --benches`) need no tool. `--test --json PATH`
 //! sends the smoke test's outcomes the same way, and the tool writes the report. `--paired` and
@@ -50,6 +55,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 
 use super::cli::Args;
+use super::provision::{self, Missing};
 use super::{Counted, Planned, RunPlan};
 use crate::events::Sysfs;
 use crate::harness::raw::{self, push_f64, push_list, push_str, push_throughput, RawBenchmark};
@@ -62,18 +68,15 @@ pub const PROTOCOL: u32 = 1;
 /// input ends without it (a benchmark binary that crashed or was killed).
 const END_LINE: &str = "{\"perfbench_end\":true}";
 
-/// The environment variable that names the `perfbench` tool to start (a path).
-pub const TOOL_VAR: &str = "PERFBENCH_TOOL";
-
-/// How a user gets the tool.
-const INSTALL: &str = "cargo install perfbench --features html";
+pub use super::provision::TOOL_VAR;
 
 /// Runs `chosen` in this lean binary and has the `perfbench` tool analyse them (see the
 /// module's documentation).
 pub(crate) fn run(suite: &str, args: &Args, chosen: &[Planned]) -> ExitCode {
     let (tool, exe) = match tool_and_exe() {
         Ok(x) => x,
-        Err(code) => return code,
+        Err(Err(missing)) => return estimates_only(args, chosen, &missing),
+        Err(Ok(code)) => return code,
     };
     let sysfs = Sysfs::system();
     let counted = match Counted::prepare(args, chosen, &sysfs, Machine::cached()) {
@@ -119,7 +122,7 @@ pub(crate) fn hand_over(suite: &str) -> ExitCode {
     use std::os::unix::process::CommandExt;
     let (tool, exe) = match tool_and_exe() {
         Ok(x) => x,
-        Err(code) => return code,
+        Err(why) => return refuse(why),
     };
     let e = tool_command(&tool, suite, &exe).exec();
     eprintln!(
@@ -134,6 +137,7 @@ pub(crate) fn hand_over(suite: &str) -> ExitCode {
 /// written.
 pub(crate) fn smoke_report(suite: &str, chosen: &[Planned], results: &[RawBenchmark]) -> bool {
     let started = tool_and_exe()
+        .map_err(refuse)
         .and_then(|(tool, exe)| ToolRun::start(&tool, &exe, suite, &hello(&[], chosen)));
     let Ok(mut tool_run) = started else {
         return false;
@@ -146,29 +150,111 @@ pub(crate) fn smoke_report(suite: &str, chosen: &[Planned], results: &[RawBenchm
     tool_run.finish() == ExitCode::SUCCESS
 }
 
-/// The tool and this binary's path; or, after saying why there are none, the exit code.
-fn tool_and_exe() -> Result<(PathBuf, PathBuf), ExitCode> {
-    let Some(tool) = find_tool() else {
-        return Err(no_tool());
-    };
+/// The tool and this binary's path; or why there is no tool ([`Missing`]), or, after saying why
+/// this binary's path is unknown, the exit code.
+fn tool_and_exe() -> Result<(PathBuf, PathBuf), Result<ExitCode, Missing>> {
+    let tool = provision::tool().map_err(Err)?;
     match std::env::current_exe() {
         Ok(exe) => Ok((tool, exe)),
         Err(e) => {
             eprintln!("error: cannot find this benchmark binary's path: {e}");
-            Err(ExitCode::from(2))
+            Err(Ok(ExitCode::from(2)))
         }
     }
 }
 
-/// The error of a lean binary that found no tool.
-fn no_tool() -> ExitCode {
+/// The exit code of a run that needs the tool and has none, after saying why.
+fn refuse(why: Result<ExitCode, Missing>) -> ExitCode {
+    match why {
+        Ok(code) => code,
+        Err(Missing(why)) => {
+            eprintln!("error: this run needs the `perfbench` tool: {why}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A run without the tool: measures `chosen` and prints each counter's median and its
+/// distribution-free 95% interval, then why the rest (changes, report files, baseline) is
+/// missing. Exit 0, or 1 when a benchmark panicked or failed, or 2 when the command line asked
+/// for what only the tool does (a baseline, a verdict, report files): it was not done.
+fn estimates_only(args: &Args, chosen: &[Planned], missing: &Missing) -> ExitCode {
+    let sysfs = Sysfs::system();
+    let counted = match Counted::prepare(args, chosen, &sysfs, Machine::cached()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut failed = false;
+    counted.measure(chosen, &sysfs, &RunPlan::of(args), &mut |_, raw, bar| {
+        failed |= raw.error.is_some();
+        bar.suspend(|| print_now(&estimates_text(raw)));
+    });
     eprintln!(
-        "error: this benchmark binary was built without perfbench's `analysis` feature: it \
-         measures, and the `perfbench` tool analyses and reports, but no `perfbench` was found \
-         on PATH (or in ${TOOL_VAR}). Install it once with `{INSTALL}`, or build the \
-         benchmarks with the feature (`features = [\"html\"]` on the perfbench dependency)"
+        "note: estimates only (medians and their 95% intervals): no comparison, report files or          baseline, since {}",
+        missing.0
     );
-    ExitCode::from(2)
+    if args.asks_for_the_tool() {
+        eprintln!(
+            "error: --save-baseline, --baseline, --json and --fail-on-regression need the tool"
+        );
+        ExitCode::from(2)
+    } else if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// A benchmark's lines without the tool: its id, then each counter's median and interval.
+fn estimates_text(raw: &RawBenchmark) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!(
+        "{}
+",
+        raw.id
+    );
+    if let Some(e) = &raw.error {
+        let _ = writeln!(out, "  {}: {}", raw.outcome.as_str(), e.trim_end());
+        return out;
+    }
+    let width = raw.counters.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    for c in &raw.counters {
+        let Some((median, low, high)) = median_interval(&c.per_iteration) else {
+            continue;
+        };
+        let (point, interval) = crate::units::format_estimate(median, low, high, &c.unit);
+        let _ = writeln!(
+            out,
+            "  {:width$}  {point:>10}  {interval}  ({} samples)",
+            c.name,
+            c.per_iteration.len()
+        );
+    }
+    out
+}
+
+/// The median of `values` and a distribution-free 95% interval for it: the order statistics
+/// `n/2 -+ 1.96 sqrt(n)/2` (the normal approximation of the binomial), clamped to the sample.
+/// `None` without a finite value.
+fn median_interval(values: &[f64]) -> Option<(f64, f64, f64)> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
+    let half = 1.96 * (n as f64).sqrt() / 2.0;
+    let low = ((n as f64 / 2.0 - half).floor().max(0.0) as usize).min(n - 1);
+    let high = ((n as f64 / 2.0 + half).ceil() as usize).min(n - 1);
+    Some((median, v[low], v[high]))
 }
 
 /// `perfbench run-suite --suite SUITE --exe EXE -- ARGS...`, ARGS this process's own.
@@ -233,31 +319,6 @@ fn print_now(text: &str) {
         print!("{text}");
         let _ = std::io::stdout().flush();
     }
-}
-
-/// `$PERFBENCH_TOOL`, else the first `perfbench` executable on `PATH`, else in
-/// `$CARGO_HOME/bin` or `~/.cargo/bin`.
-fn find_tool() -> Option<PathBuf> {
-    if let Some(tool) = std::env::var_os(TOOL_VAR).filter(|t| !t.is_empty()) {
-        return Some(PathBuf::from(tool));
-    }
-    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect())
-        .unwrap_or_default();
-    if let Some(home) = std::env::var_os("CARGO_HOME") {
-        dirs.push(Path::new(&home).join("bin"));
-    }
-    if let Some(home) = std::env::var_os("HOME") {
-        dirs.push(Path::new(&home).join(".cargo/bin"));
-    }
-    dirs.into_iter()
-        .map(|d| d.join("perfbench"))
-        .find(|p| is_executable(p))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The tool, started for this run.
@@ -404,8 +465,9 @@ pub(crate) fn read_hello(input: &mut dyn BufRead) -> Result<Hello, String> {
     if wire.perfbench_stream != PROTOCOL || wire.perfbench != ours {
         return Err(format!(
             "the benchmark binary was built with perfbench {} (protocol {}), and this tool is \
-             perfbench {ours} (protocol {PROTOCOL}): install the tool of the library's version \
-             (`{INSTALL} --version ={}`)",
+             perfbench {ours} (protocol {PROTOCOL}): run it with the tool of its version, \
+             `cargo install perfbench-cli --version ={} --force` (or unset {TOOL_VAR}: the \
+             benchmark binary then finds or builds the tool of its version itself)",
             wire.perfbench, wire.perfbench_stream, wire.perfbench
         ));
     }

@@ -350,8 +350,10 @@ fn the_json_is_the_comparison_and_matches_its_schema() {
     let back: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(back["summary"]["regressed"], 1);
     // The checked-in schema, which the library's tests generate from the types.
-    let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../../../schema/compare-v1.schema.json")).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(include_str!(
+        "../../../perfbench/schema/compare-v1.schema.json"
+    ))
+    .unwrap();
     let v = crate::test_support::Validator::new(&schema);
     v.assert_well_formed();
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();

@@ -3,8 +3,10 @@
 //! is run without the tool and with it (`PERFBENCH_TOOL`, this package's `perfbench`).
 //!
 //! - The lean dependency tree has no serde, serde_json or plotters (what makes the build small).
-//! - Without the tool: `--bench` exits 2 and says how to install it; `--list` and `--test`
-//!   (what `cargo test --benches` runs) work.
+//! - Without the tool (none installed, building one turned off): `--bench` prints each counter's
+//!   median and interval and says in one line why the rest is missing and how to get it;
+//!   `--save-baseline` then exits 2; `--list` and `--test` (what `cargo test --benches` runs)
+//!   work.
 //! - With it: a run prints every benchmark and its summary, writes the JSON report (estimates
 //!   computed by the tool), the HTML report and, with `--save-baseline`, the baseline with the
 //!   bench executable; a second run compares with that baseline (the attribute's thresholds
@@ -26,7 +28,13 @@ use std::process::{Command, Output};
 
 use perfbench::model::{file, json, Outcome};
 
-const PERFBENCH: &str = env!("CARGO_MANIFEST_DIR");
+/// This workspace's `perfbench` crate (this package is `perfbench-cli`, beside it).
+fn perfbench_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("perfbench")
+}
 
 const BENCH: &str = r#"//! Written by perfbench's tests/lean_build.rs.
 use perfbench::{black_box, perfbench, Bencher};
@@ -101,12 +109,12 @@ impl Lean {
                  publish = false\n\n[dev-dependencies]\n\
                  perfbench = {{ path = {:?} }}\n\n\
                  [[bench]]\nname = \"lean\"\nharness = false\n\n[workspace]\n",
-                PERFBENCH
+                perfbench_dir()
             ),
         )
         .unwrap();
         fs::write(dir.join("benches/lean.rs"), BENCH).unwrap();
-        let workspace = Path::new(PERFBENCH).parent().unwrap();
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
         fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
         let target = target_dir();
         let tree = cargo()
@@ -175,7 +183,10 @@ impl Lean {
         if tool {
             c.env("PERFBENCH_TOOL", env!("CARGO_BIN_EXE_perfbench"));
         } else {
-            c.env("PATH", "/usr/bin:/bin").env("HOME", &self.dir);
+            // No tool on PATH, and none may be built: the run prints estimates only.
+            c.env("PATH", "/usr/bin:/bin")
+                .env("HOME", &self.dir)
+                .env("PERFBENCH_BUILD_TOOL", "0");
         }
         if let Some(var) = var {
             c.env(var, "1");
@@ -204,12 +215,40 @@ fn a_lean_bench_binary_measures_and_the_tool_analyses() {
         "lean/sometimes_panics",
     ];
 
-    // Without the tool.
+    // Without the tool (none installed, building one forbidden): each counter's median and
+    // interval, and one line that says why the rest is missing and how to get it.
     let o = lean.run(false, QUICK, false);
     let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
-    assert!(err.contains("cargo install perfbench"), "{err}");
+    assert!(o.status.success(), "{out}\n{err}");
+    for id in ids {
+        assert!(out.lines().any(|l| l == id), "{id}:\n{out}");
+    }
+    let wall_lines = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("wall-time"));
+    assert_eq!(wall_lines.clone().count(), 4, "{out}");
+    for line in wall_lines {
+        assert!(
+            line.contains('[') && line.ends_with("(10 samples)"),
+            "{line}"
+        );
+    }
+    let notes: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("estimates only"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    assert!(notes[0].contains("PERFBENCH_BUILD_TOOL=0"), "{err}");
+    assert!(notes[0].contains("`cargo install --path "), "{err}");
     assert!(!lean.reports().join("lean.json").exists());
+    // What only the tool does was asked for: said, and not a success.
+    let mut args = QUICK.to_vec();
+    args.extend(["--save-baseline", "main"]);
+    let o = lean.run(false, &args, false);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(err.contains("need the tool"), "{err}");
+    assert!(!lean.reports().join("baselines/main").exists());
     let o = lean.run(false, &["--list"], false);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");

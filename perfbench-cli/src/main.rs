@@ -6,7 +6,7 @@
 //! - `perfbench compare BASE NEW`: two reports or baseline directories, counter by counter;
 //!   `perfbench compare REPORT`: the comparison a report recorded as it ran (`--paired`).
 //! - `perfbench export REPORT --format bmf`: Bencher Metric Format JSON.
-//! - `perfbench report RESULT... --html DIR`: the HTML report of reports (feature `html`).
+//! - `perfbench report RESULT... --html DIR`: the HTML report of reports .
 //! - `perfbench ab OLD_EXE NEW_EXE [FILTER]... [FLAGS]`: a paired run of two builds of a bench
 //!   executable (see `perfbench::runner::paired`).
 //! - `perfbench run-suite --suite NAME --exe PATH -- ARGS...`: started by a lean benchmark
@@ -21,7 +21,6 @@ mod bmf;
 mod cli_tests;
 mod compare;
 mod comparison;
-#[cfg(feature = "html")]
 mod comparison_html;
 #[cfg(test)]
 mod test_support;
@@ -633,7 +632,6 @@ fn run_compare(
     }
 }
 
-#[cfg(feature = "html")]
 fn write_comparison_html(
     dir: &std::path::Path,
     cmp: &perfbench::compare::Comparison,
@@ -645,22 +643,7 @@ fn write_comparison_html(
         .map_err(|e| format!("cannot write the HTML pages to {}: {e}", dir.display()))
 }
 
-#[cfg(not(feature = "html"))]
-fn write_comparison_html(
-    _dir: &std::path::Path,
-    _cmp: &perfbench::compare::Comparison,
-    _base: Option<&compare::Side>,
-    _new: &compare::Side,
-) -> Result<(), String> {
-    Err(NO_HTML.to_owned())
-}
-
-#[cfg(not(feature = "html"))]
-const NO_HTML: &str = "this perfbench was built without its `html` feature (install it with \
-                       `cargo install perfbench --features html`)";
-
 /// `perfbench report RESULT... --html DIR`: 0, or 2 on an error.
-#[cfg(feature = "html")]
 fn run_report(results: &[PathBuf], dir: &std::path::Path) -> ExitCode {
     use perfbench::report::html;
     let mut reports: Vec<(PathBuf, perfbench::model::Report)> = Vec::new();
@@ -712,12 +695,6 @@ fn run_report(results: &[PathBuf], dir: &std::path::Path) -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-#[cfg(not(feature = "html"))]
-fn run_report(_results: &[PathBuf], _dir: &std::path::Path) -> ExitCode {
-    eprintln!("error: {NO_HTML}");
-    ExitCode::from(2)
 }
 
 fn main() -> ExitCode {

@@ -7,9 +7,9 @@ pub(crate) use perfbench::model::*;
 
 // Not every fixture is used here.
 #[allow(dead_code)]
-#[path = "../../model/fixtures.rs"]
+#[path = "../../perfbench/src/model/fixtures.rs"]
 pub(crate) mod fixtures;
 
-#[path = "../../../tests/support/schema_validator.rs"]
+#[path = "../../perfbench/tests/support/schema_validator.rs"]
 mod schema_validator;
 pub(crate) use schema_validator::Validator;
