@@ -83,6 +83,7 @@ fn another_protocol_version_is_refused_by_name() {
             "speaks worker protocol 99 (perfbench 9.9.9)",
             &format!("speaks {}", perfbench::runner::worker::PROTOCOL),
             "same perfbench version",
+            "help: rebuild both executables with perfbench 0.1.0",
         ],
     );
 }

@@ -169,6 +169,24 @@ impl Lean {
         self.run_with(tool, args, if panic { Some("LEAN_PANIC") } else { None })
     }
 
+    /// The bench binary with `args`, no tool installed, building one allowed, and `env` set.
+    fn run_without_tool(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut c = Command::new(&self.exe);
+        c.current_dir(&self.dir)
+            .args(args)
+            .env("CARGO_TARGET_DIR", &self.target)
+            .env_remove("PERFBENCH_TOOL")
+            .env_remove("PERFBENCH_BUILD_TOOL")
+            .env_remove("CARGO_HOME")
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &self.dir)
+            .env("NO_COLOR", "1");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    }
+
     /// [`Lean::run`], with the environment variable `var` set.
     fn run_with(&self, tool: bool, args: &[&str], var: Option<&str>) -> Output {
         let mut c = Command::new(&self.exe);
@@ -241,6 +259,42 @@ fn a_lean_bench_binary_measures_and_the_tool_analyses() {
     assert!(notes[0].contains("PERFBENCH_BUILD_TOOL=0"), "{err}");
     assert!(notes[0].contains("`cargo install --path "), "{err}");
     assert!(!lean.reports().join("lean.json").exists());
+    // Where building the tool cannot start: a cache directory that cannot be made, a cargo
+    // that is not there. Each run measures, and says why in one line.
+    let empty_cache = lean.dir.join("empty-cache");
+    let empty = empty_cache.to_str().unwrap();
+    let cases: [(&[(&str, &str)], &str); 2] = [
+        (
+            &[("PERFBENCH_CACHE_DIR", "/proc/perfbench-cannot-be-here")],
+            "cannot create the `perfbench` tool's cache directory /proc/perfbench-cannot-be-here",
+        ),
+        (
+            &[
+                ("PERFBENCH_CACHE_DIR", empty),
+                ("CARGO", "/nonexistent/cargo"),
+            ],
+            "cannot run cargo to build the `perfbench` tool",
+        ),
+    ];
+    for (env, why) in cases {
+        let o = lean.run_without_tool(QUICK, env);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{env:?}: {out}\n{err}");
+        assert_eq!(
+            out.lines().filter(|l| l.ends_with("(10 samples)")).count(),
+            5,
+            "{out}"
+        );
+        let note: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("estimates only"))
+            .collect();
+        assert_eq!(note.len(), 1, "{err}");
+        assert!(
+            note[0].contains(why) && note[0].contains("`cargo install --path "),
+            "{err}"
+        );
+    }
     // What only the tool does was asked for: said, and not a success.
     let mut args = QUICK.to_vec();
     args.extend(["--save-baseline", "main"]);

@@ -103,6 +103,9 @@ struct Worker {
 /// worker started may hold the pipe open after the worker is gone.
 const STDERR_END_WAIT: Duration = Duration::from_secs(2);
 
+/// How a worker of another protocol version is reported (and recognised, to say how to fix it).
+const OTHER_PROTOCOL: &str = "speaks worker protocol";
+
 /// Lines of a worker's standard error kept for messages.
 const STDERR_LINES: usize = 12;
 
@@ -253,7 +256,7 @@ impl Worker {
         match v["perfbench_worker"].as_u64() {
             Some(PROTOCOL) => Ok(()),
             Some(other) => Err(self.broken(format!(
-                "speaks worker protocol {other} (perfbench {}), this perfbench ({}) speaks \
+                "{OTHER_PROTOCOL} {other} (perfbench {}), this perfbench ({}) speaks \
                  {PROTOCOL}: build both sides with the same perfbench version",
                 v["perfbench"].as_str().unwrap_or("?"),
                 env!("CARGO_PKG_VERSION"),
@@ -721,8 +724,29 @@ pub fn run(builds: &Builds, args: &Args) -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: paired run: {e}");
+            if e.contains(OTHER_PROTOCOL) {
+                eprintln!("{}", protocol_fix(builds));
+            }
             ExitCode::from(2)
         }
+    }
+}
+
+/// The one command that fixes a paired run whose builds speak other protocols: a baseline's
+/// saved executable is saved again by this perfbench; `perfbench ab`'s builds are rebuilt.
+fn protocol_fix(builds: &Builds) -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    match (&builds.suite, builds.write_latest) {
+        (Some(suite), true) => format!(
+            "help: baseline `{0}` was saved by another perfbench; on the baseline's code, with \
+             perfbench {version}, save it again: `cargo bench --bench {suite} -- \
+             --save-baseline {0}`",
+            builds.base_name
+        ),
+        _ => format!(
+            "help: rebuild both executables with perfbench {version} (`cargo bench --no-run` \
+             on each version of the code)"
+        ),
     }
 }
 
@@ -969,6 +993,27 @@ pub(crate) fn paired_with_baseline(suite: &str, name: &str, args: &Args) -> Exit
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_protocol_mismatch_names_the_one_command_that_fixes_it() {
+        let mut builds = Builds {
+            base: "target/perfbench/baselines/main/quickstart.exe".into(),
+            new: "target/release/deps/quickstart-0123".into(),
+            base_name: "main".into(),
+            write_latest: true,
+            suite: Some("quickstart".into()),
+        };
+        let fix = protocol_fix(&builds);
+        assert!(
+            fix.ends_with("`cargo bench --bench quickstart -- --save-baseline main`"),
+            "{fix}"
+        );
+        assert!(fix.contains(env!("CARGO_PKG_VERSION")), "{fix}");
+        // `perfbench ab`: two executables, rebuilt.
+        builds.write_latest = false;
+        builds.suite = None;
+        assert!(protocol_fix(&builds).contains("rebuild both executables"));
+    }
 
     fn counter(rounds: &[&[f64]]) -> CounterResult {
         CounterResult {

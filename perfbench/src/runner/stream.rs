@@ -8,7 +8,7 @@
 //!    refused here, before anything starts);
 //! 2. starts the tool, `perfbench run-suite --suite SUITE --exe THIS_BINARY -- ARGS...` (its own
 //!    command line after `--`), the one of this library's version: installed, or built once
-//!    per version into a cache shared by every project ([`super::provision`]);
+//!    per version into a cache shared by every project (`runner::provision`);
 //! 3. measures every benchmark in this process, exactly as a full build does, and sends each
 //!    result to the tool as soon as it has it; the tool compares it, and answers with the text
 //!    to print, which the binary prints between its progress lines;
@@ -16,8 +16,8 @@
 //!    full build would (under the same `target/perfbench`), and sends the summary; the binary
 //!    prints it and exits with the tool's exit code.
 //!
-//! Where no tool can be had (see [`super::provision`]), the binary measures all the same and
-//! prints each counter's median with a distribution-free 95% interval ([`estimates_only`]),
+//! Where no tool can be had (see `runner::provision`), the binary measures all the same and
+//! prints each counter's median with a distribution-free 95% interval (`estimates_only`),
 //! then one line that says why the comparison, the report files and the baseline are missing
 //! and how to get them.
 //!
