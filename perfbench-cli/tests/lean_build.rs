@@ -169,42 +169,39 @@ impl Lean {
         self.run_with(tool, args, if panic { Some("LEAN_PANIC") } else { None })
     }
 
-    /// The bench binary with `args`, no tool installed, building one allowed, and `env` set.
-    fn run_without_tool(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+    /// The bench binary with `args` in the crate, and no tool named or to be found on `PATH`.
+    fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(&self.exe);
         c.current_dir(&self.dir)
             .args(args)
             .env("CARGO_TARGET_DIR", &self.target)
             .env_remove("PERFBENCH_TOOL")
             .env_remove("PERFBENCH_BUILD_TOOL")
+            .env_remove("LEAN_PANIC")
+            .env_remove("LEAN_ABORT")
             .env_remove("CARGO_HOME")
             .env("PATH", "/usr/bin:/bin")
             .env("HOME", &self.dir)
             .env("NO_COLOR", "1");
-        for (k, v) in env {
-            c.env(k, v);
-        }
-        c.output().unwrap()
+        c
+    }
+
+    /// The bench binary with `args`, no tool installed, building one allowed, and `env` set.
+    fn run_without_tool(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        self.command(args)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap()
     }
 
     /// [`Lean::run`], with the environment variable `var` set.
     fn run_with(&self, tool: bool, args: &[&str], var: Option<&str>) -> Output {
-        let mut c = Command::new(&self.exe);
-        c.current_dir(&self.dir)
-            .args(args)
-            .env("CARGO_TARGET_DIR", &self.target)
-            .env_remove("PERFBENCH_TOOL")
-            .env_remove("LEAN_PANIC")
-            .env_remove("LEAN_ABORT")
-            .env_remove("CARGO_HOME")
-            .env("NO_COLOR", "1");
+        let mut c = self.command(args);
         if tool {
             c.env("PERFBENCH_TOOL", env!("CARGO_BIN_EXE_perfbench"));
         } else {
-            // No tool on PATH, and none may be built: the run prints estimates only.
-            c.env("PATH", "/usr/bin:/bin")
-                .env("HOME", &self.dir)
-                .env("PERFBENCH_BUILD_TOOL", "0");
+            // No tool, and none may be built: the run prints estimates only.
+            c.env("PERFBENCH_BUILD_TOOL", "0");
         }
         if let Some(var) = var {
             c.env(var, "1");

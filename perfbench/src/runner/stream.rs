@@ -79,12 +79,9 @@ pub(crate) fn run(suite: &str, args: &Args, chosen: &[Planned]) -> ExitCode {
         Err(Ok(code)) => return code,
     };
     let sysfs = Sysfs::system();
-    let counted = match Counted::prepare(args, chosen, &sysfs, Machine::cached()) {
+    let counted = match prepare(args, chosen, &sysfs) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let counters: Vec<&str> = counted
         .cli_events
@@ -150,6 +147,14 @@ pub(crate) fn smoke_report(suite: &str, chosen: &[Planned], results: &[RawBenchm
     tool_run.finish() == ExitCode::SUCCESS
 }
 
+/// The counters of the run, checked; or, after saying what is wrong with them, exit code 2.
+fn prepare(args: &Args, chosen: &[Planned], sysfs: &Sysfs) -> Result<Counted, ExitCode> {
+    Counted::prepare(args, chosen, sysfs, Machine::cached()).map_err(|e| {
+        eprintln!("{e}");
+        ExitCode::from(2)
+    })
+}
+
 /// The tool and this binary's path; or why there is no tool ([`Missing`]), or, after saying why
 /// this binary's path is unknown, the exit code.
 fn tool_and_exe() -> Result<(PathBuf, PathBuf), Result<ExitCode, Missing>> {
@@ -180,12 +185,9 @@ fn refuse(why: Result<ExitCode, Missing>) -> ExitCode {
 /// for what only the tool does (a baseline, a verdict, report files): it was not done.
 fn estimates_only(args: &Args, chosen: &[Planned], missing: &Missing) -> ExitCode {
     let sysfs = Sysfs::system();
-    let counted = match Counted::prepare(args, chosen, &sysfs, Machine::cached()) {
+    let counted = match prepare(args, chosen, &sysfs) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let mut failed = false;
     counted.measure(chosen, &sysfs, &RunPlan::of(args), &mut |_, raw, bar| {
