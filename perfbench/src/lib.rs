@@ -128,7 +128,7 @@
 //!
 //! What only the `perfbench` tool does (`perfbench compare` of whole runs with its text,
 //! Markdown, JSON and HTML outputs; `perfbench export`) lives in the tool's own modules
-//! (`src/bin/perfbench/`), built on this library: a benchmark build never compiles it.
+//! (the `perfbench-cli` crate), built on this library: a benchmark build never compiles it.
 #![warn(missing_docs)]
 
 #[cfg(feature = "analysis")]
