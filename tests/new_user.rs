@@ -46,7 +46,7 @@ use std::time::Instant;
 // Not every helper is used here.
 #[allow(dead_code)]
 mod throwaway;
-use throwaway::{serial, show, workspace_target, write_if_changed};
+use throwaway::{path_before, serial, show, workspace_target, write_if_changed};
 
 use perfbench::model::json::from_json;
 use perfbench::model::{Outcome, Report, Verdict};
@@ -509,7 +509,7 @@ fn the_first_run_needs_nothing_installed() {
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let out = d.run_with_path(FILTER_RUN, true, &path_with_os(&other, &d.path));
+    let out = d.run_with_path(FILTER_RUN, true, &path_before(&other, &d.path));
     assert!(out.status.success(), "{}", show(&out));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("another version ran"));
 
@@ -537,7 +537,7 @@ fn the_first_run_needs_nothing_installed() {
     let out = d.run_with_path(
         FIRST_RUN,
         true,
-        &path_with_os(&installed.join("bin"), &d.path),
+        &path_before(&installed.join("bin"), &d.path),
     );
     assert!(out.status.success(), "{}", show(&out));
     assert!(
@@ -550,14 +550,6 @@ fn the_first_run_needs_nothing_installed() {
         "the installed tool was used"
     );
     assert_estimates(&report(&d.reports().join("quickstart.json"), &out), &out);
-}
-
-/// `PATH` of `first` then `rest`.
-fn path_with_os(first: &Path, rest: &std::ffi::OsStr) -> std::ffi::OsString {
-    let mut path = first.as_os_str().to_owned();
-    path.push(":");
-    path.push(rest);
-    path
 }
 
 #[test]

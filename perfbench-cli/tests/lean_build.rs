@@ -230,37 +230,13 @@ fn a_lean_bench_binary_measures_and_the_tool_analyses() {
         "lean/sometimes_panics",
     ];
 
-    // Without the tool (none installed, building one forbidden): each counter's median and
-    // interval, and one line that says why the rest is missing and how to get it.
-    let o = lean.run(false, QUICK, false);
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "{out}\n{err}");
-    for id in ids {
-        assert!(out.lines().any(|l| l == id), "{id}:\n{out}");
-    }
-    let wall_lines = out
-        .lines()
-        .filter(|l| l.trim_start().starts_with("wall-time"));
-    assert_eq!(wall_lines.clone().count(), 4, "{out}");
-    for line in wall_lines {
-        assert!(
-            line.contains('[') && line.ends_with("(10 samples)"),
-            "{line}"
-        );
-    }
-    let notes: Vec<&str> = err
-        .lines()
-        .filter(|l| l.contains("estimates only"))
-        .collect();
-    assert_eq!(notes.len(), 1, "{err}");
-    assert!(notes[0].contains("PERFBENCH_BUILD_TOOL=0"), "{err}");
-    assert!(notes[0].contains("`cargo install --path "), "{err}");
-    assert!(!lean.reports().join("lean.json").exists());
-    // Where building the tool cannot start: a cache directory that cannot be made, a cargo
-    // that is not there. Each run measures, and says why in one line.
+    // Without the tool: none installed, and building one forbidden, or impossible (a cache
+    // directory that cannot be made, a cargo that is not there). Each run prints each counter's
+    // median and interval, and one line that says why the rest is missing and how to get it.
     let empty_cache = lean.dir.join("empty-cache");
     let empty = empty_cache.to_str().unwrap();
-    let cases: [(&[(&str, &str)], &str); 2] = [
+    let cases: [(&[(&str, &str)], &str); 3] = [
+        (&[("PERFBENCH_BUILD_TOOL", "0")], "PERFBENCH_BUILD_TOOL=0"),
         (
             &[("PERFBENCH_CACHE_DIR", "/proc/perfbench-cannot-be-here")],
             "cannot create the `perfbench` tool's cache directory /proc/perfbench-cannot-be-here",
@@ -277,20 +253,34 @@ fn a_lean_bench_binary_measures_and_the_tool_analyses() {
         let o = lean.run_without_tool(QUICK, env);
         let (out, err) = text(&o);
         assert!(o.status.success(), "{env:?}: {out}\n{err}");
+        for id in ids {
+            assert!(out.lines().any(|l| l == id), "{id}:\n{out}");
+        }
+        let wall_lines = out
+            .lines()
+            .filter(|l| l.trim_start().starts_with("wall-time"));
+        assert_eq!(wall_lines.clone().count(), 4, "{out}");
+        for line in wall_lines {
+            assert!(
+                line.contains('[') && line.ends_with("(10 samples)"),
+                "{line}"
+            );
+        }
         assert_eq!(
             out.lines().filter(|l| l.ends_with("(10 samples)")).count(),
             5,
             "{out}"
         );
-        let note: Vec<&str> = err
+        let notes: Vec<&str> = err
             .lines()
             .filter(|l| l.contains("estimates only"))
             .collect();
-        assert_eq!(note.len(), 1, "{err}");
+        assert_eq!(notes.len(), 1, "{err}");
         assert!(
-            note[0].contains(why) && note[0].contains("`cargo install --path "),
+            notes[0].contains(why) && notes[0].contains("`cargo install --path "),
             "{err}"
         );
+        assert!(!lean.reports().join("lean.json").exists());
     }
     // What only the tool does was asked for: said, and not a success.
     let mut args = QUICK.to_vec();

@@ -67,9 +67,14 @@ pub fn perfbench_tool_dir() -> PathBuf {
 
 /// `PATH` with `dir` first.
 pub fn path_with(dir: &Path) -> std::ffi::OsString {
+    path_before(dir, &std::env::var_os("PATH").unwrap_or_default())
+}
+
+/// A `PATH` of `dir` and then `rest` (a `PATH` itself).
+pub fn path_before(dir: &Path, rest: &std::ffi::OsStr) -> std::ffi::OsString {
     let mut path = std::ffi::OsString::from(dir);
     path.push(":");
-    path.push(std::env::var_os("PATH").unwrap_or_default());
+    path.push(rest);
     path
 }
 

@@ -103,9 +103,6 @@ struct Worker {
 /// worker started may hold the pipe open after the worker is gone.
 const STDERR_END_WAIT: Duration = Duration::from_secs(2);
 
-/// How a worker of another protocol version is reported (and recognised, to say how to fix it).
-const OTHER_PROTOCOL: &str = "speaks worker protocol";
-
 /// Lines of a worker's standard error kept for messages.
 const STDERR_LINES: usize = 12;
 
@@ -233,8 +230,9 @@ impl Worker {
         self.recv(self.timeout + extra)
     }
 
-    /// Reads the greeting and checks the protocol version.
-    fn greet(&mut self) -> Result<(), String> {
+    /// Reads the greeting and checks the protocol version; `fix` is the line that ends the
+    /// message of a worker of another version ([`protocol_fix`]).
+    fn greet(&mut self, fix: &str) -> Result<(), String> {
         let hello = match self.lines.recv_timeout(self.timeout) {
             Ok(Ok(line)) => line,
             Ok(Err(e)) => return Err(self.broken(format!("cannot read its greeting: {e}"))),
@@ -255,12 +253,15 @@ impl Worker {
         let v: Value = serde_json::from_str(&hello).unwrap_or(Value::Null);
         match v["perfbench_worker"].as_u64() {
             Some(PROTOCOL) => Ok(()),
-            Some(other) => Err(self.broken(format!(
-                "{OTHER_PROTOCOL} {other} (perfbench {}), this perfbench ({}) speaks \
-                 {PROTOCOL}: build both sides with the same perfbench version",
-                v["perfbench"].as_str().unwrap_or("?"),
-                env!("CARGO_PKG_VERSION"),
-            ))),
+            Some(other) => {
+                let broken = self.broken(format!(
+                    "speaks worker protocol {other} (perfbench {}), this perfbench ({}) speaks \
+                     {PROTOCOL}: build both sides with the same perfbench version",
+                    v["perfbench"].as_str().unwrap_or("?"),
+                    env!("CARGO_PKG_VERSION"),
+                ));
+                Err(format!("{broken}\n{fix}"))
+            }
             None => Err(self.broken(format!(
                 "is not a perfbench worker (its first line: {})",
                 hello.chars().take(200).collect::<String>()
@@ -386,8 +387,9 @@ impl Driver {
             started[i] = Some(Worker::spawn(label, exe, &copy, &self.suite, self.timeout)?);
         }
         let mut sides: Vec<Worker> = started.into_iter().flatten().collect();
+        let fix = protocol_fix(&self.builds);
         for w in sides.iter_mut() {
-            w.greet()?;
+            w.greet(&fix)?;
         }
         self.sides = sides;
         Ok(())
@@ -724,9 +726,6 @@ pub fn run(builds: &Builds, args: &Args) -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: paired run: {e}");
-            if e.contains(OTHER_PROTOCOL) {
-                eprintln!("{}", protocol_fix(builds));
-            }
             ExitCode::from(2)
         }
     }

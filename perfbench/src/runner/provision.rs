@@ -54,14 +54,6 @@ pub const BUILD_VAR: &str = "PERFBENCH_BUILD_TOOL";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Missing(pub(crate) String);
 
-/// The command that installs the tool of this library's version.
-pub(crate) fn install_command() -> String {
-    match Source::here() {
-        Source::Path(dir) => format!("cargo install --path {}", dir.display()),
-        Source::Registry => format!("cargo install perfbench-cli --version ={VERSION}"),
-    }
-}
-
 /// The tool to hand this run to: found, or built now (see the module's documentation).
 pub(crate) fn tool() -> Result<PathBuf, Missing> {
     if let Some(tool) = std::env::var_os(TOOL_VAR).filter(|t| !t.is_empty()) {
@@ -71,18 +63,17 @@ pub(crate) fn tool() -> Result<PathBuf, Missing> {
         return Ok(tool);
     }
     let source = Source::here();
-    let cache = Cache::locate().map_err(Missing)?;
+    let cache = Cache::locate(&source).map_err(Missing)?;
     let slot = cache.slot(&source);
     let stamp = source.stamp();
     if slot.is_current(&stamp) {
         return Ok(slot.exe());
     }
-    if std::env::var(BUILD_VAR).is_ok_and(|v| matches!(v.as_str(), "0" | "no" | "never")) {
+    if let Ok(off @ ("0" | "no" | "never")) = std::env::var(BUILD_VAR).as_deref() {
         return Err(Missing(format!(
-            "no `perfbench` tool of version {VERSION} is installed, and {BUILD_VAR}={} forbids \
+            "no `perfbench` tool of version {VERSION} is installed, and {BUILD_VAR}={off} forbids \
              building one: install it with `{}`",
-            std::env::var(BUILD_VAR).unwrap_or_default(),
-            install_command()
+            source.install_command()
         )));
     }
     build(&cache, &slot, &source, &stamp)
@@ -183,6 +174,14 @@ impl Source {
         }
     }
 
+    /// The command that installs the tool from this source.
+    fn install_command(&self) -> String {
+        match self {
+            Source::Path(dir) => format!("cargo install --path {}", dir.display()),
+            Source::Registry => format!("cargo install perfbench-cli --version ={VERSION}"),
+        }
+    }
+
     /// `cargo install`'s arguments that name this source.
     fn install_args(&self) -> Vec<OsString> {
         match self {
@@ -246,7 +245,7 @@ struct Cache {
 
 impl Cache {
     /// `$PERFBENCH_CACHE_DIR`, else `$XDG_CACHE_HOME/perfbench`, else `~/.cache/perfbench`.
-    fn locate() -> Result<Cache, String> {
+    fn locate(source: &Source) -> Result<Cache, String> {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
         let root = var(CACHE_VAR)
             .map(PathBuf::from)
@@ -257,7 +256,7 @@ impl Cache {
                     "no cache directory for the `perfbench` tool (neither {CACHE_VAR}, \
                      XDG_CACHE_HOME nor HOME is set): set {CACHE_VAR}, or install the tool with \
                      `{}`",
-                    install_command()
+                    source.install_command()
                 )
             })?;
         Ok(Cache { root })
@@ -298,7 +297,7 @@ impl Slot {
 
 /// Builds the tool into `slot` (under a lock: a second binary waits, then finds it built).
 fn build(cache: &Cache, slot: &Slot, source: &Source, stamp: &str) -> Result<PathBuf, Missing> {
-    let install = install_command();
+    let install = source.install_command();
     let cannot = |what: String| Missing(format!("{what}: install the tool with `{install}`"));
     fs::create_dir_all(&slot.dir).map_err(|e| {
         cannot(format!(
@@ -447,8 +446,9 @@ mod tests {
             panic!("this workspace has perfbench-cli beside perfbench");
         };
         assert!(dir.ends_with("perfbench-cli"), "{}", dir.display());
-        assert!(install_command().starts_with("cargo install --path "));
-        assert!(install_command().ends_with("perfbench-cli"));
+        let install = Source::here().install_command();
+        assert!(install.starts_with("cargo install --path "), "{install}");
+        assert!(install.ends_with("perfbench-cli"), "{install}");
     }
 
     #[test]

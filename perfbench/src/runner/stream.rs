@@ -75,8 +75,8 @@ pub use super::provision::TOOL_VAR;
 pub(crate) fn run(suite: &str, args: &Args, chosen: &[Planned]) -> ExitCode {
     let (tool, exe) = match tool_and_exe() {
         Ok(x) => x,
-        Err(Err(missing)) => return estimates_only(args, chosen, &missing),
-        Err(Ok(code)) => return code,
+        Err(Unstarted::NoTool(missing)) => return estimates_only(args, chosen, &missing),
+        Err(Unstarted::Exit(code)) => return code,
     };
     let sysfs = Sysfs::system();
     let counted = match prepare(args, chosen, &sysfs) {
@@ -155,24 +155,31 @@ fn prepare(args: &Args, chosen: &[Planned], sysfs: &Sysfs) -> Result<Counted, Ex
     })
 }
 
-/// The tool and this binary's path; or why there is no tool ([`Missing`]), or, after saying why
-/// this binary's path is unknown, the exit code.
-fn tool_and_exe() -> Result<(PathBuf, PathBuf), Result<ExitCode, Missing>> {
-    let tool = provision::tool().map_err(Err)?;
+/// Why the tool was not started for this run.
+enum Unstarted {
+    /// No tool of this version can be had.
+    NoTool(Missing),
+    /// Something else, already said: the exit code.
+    Exit(ExitCode),
+}
+
+/// The tool and this binary's path; or why they are not both there.
+fn tool_and_exe() -> Result<(PathBuf, PathBuf), Unstarted> {
+    let tool = provision::tool().map_err(Unstarted::NoTool)?;
     match std::env::current_exe() {
         Ok(exe) => Ok((tool, exe)),
         Err(e) => {
             eprintln!("error: cannot find this benchmark binary's path: {e}");
-            Err(Ok(ExitCode::from(2)))
+            Err(Unstarted::Exit(ExitCode::from(2)))
         }
     }
 }
 
 /// The exit code of a run that needs the tool and has none, after saying why.
-fn refuse(why: Result<ExitCode, Missing>) -> ExitCode {
+fn refuse(why: Unstarted) -> ExitCode {
     match why {
-        Ok(code) => code,
-        Err(Missing(why)) => {
+        Unstarted::Exit(code) => code,
+        Unstarted::NoTool(Missing(why)) => {
             eprintln!("error: this run needs the `perfbench` tool: {why}");
             ExitCode::from(2)
         }
