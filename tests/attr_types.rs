@@ -12,10 +12,10 @@ use std::process::{Command, ExitCode};
 use std::sync::Mutex;
 
 use perfbench::__private::{Entry, Throughput, BENCHMARKS};
-use perfbench::model::json::from_json;
-use perfbench::model::{Outcome, Report};
 use perfbench::runner::{self, cli};
 use perfbench::{black_box, perfbench, Bencher};
+use perfbench_analysis::model::json::from_json;
+use perfbench_analysis::model::{Outcome, Report};
 
 const SUITE: &str = "attr_types";
 

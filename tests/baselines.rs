@@ -12,11 +12,11 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use perfbench::model::json::from_json;
-use perfbench::model::{Report, Verdict};
 use perfbench::runner::{self, cli};
 use perfbench::sys::AnonMapping;
 use perfbench::{perfbench, Bencher};
+use perfbench_analysis::model::json::from_json;
+use perfbench_analysis::model::{Report, Verdict};
 
 /// Pages touched per iteration by `pages`.
 static PAGES: AtomicUsize = AtomicUsize::new(4);

@@ -562,9 +562,10 @@ fn scenario(w: &Workflow, d: &mut Downstream) -> Result<(), String> {
         saved.display()
     );
     // The guide's five runs of one build, kept in the one baseline.
-    let baseline =
-        perfbench::model::json::from_json(&fs::read_to_string(saved.join("ci_demo.json")).unwrap())
-            .unwrap();
+    let baseline = perfbench_analysis::model::json::from_json(
+        &fs::read_to_string(saved.join("ci_demo.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(baseline.runs(), 5, "the baseline's runs\n{}", job.details());
     let _ = fs::remove_dir_all(d.root.join("cache"));
     copy_dir(&saved, &d.root.join("cache"));
@@ -646,7 +647,7 @@ fn the_ci_guide_gates_a_pull_request_on_a_regression() {
     let shared = target_dir().join("ci-workflow");
     fs::create_dir_all(&shared).unwrap();
     // perfbench's own suite lock (a `flock` on `shared/.ci-workflow.lock`).
-    let _lock = perfbench::baseline::Store::new(&shared)
+    let _lock = perfbench_analysis::baseline::Store::new(&shared)
         .lock("ci-workflow", |_| {})
         .unwrap();
 

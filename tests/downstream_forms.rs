@@ -31,8 +31,8 @@ use std::time::Instant;
 mod throwaway;
 use throwaway::{path_with, perfbench_tool_dir, serial, show, workspace_target, write_if_changed};
 
-use perfbench::model::json::from_json;
-use perfbench::model::{Outcome, Report, Throughput};
+use perfbench_analysis::model::json::from_json;
+use perfbench_analysis::model::{Outcome, Report, Throughput};
 
 const WORKSPACE: &str = env!("CARGO_MANIFEST_DIR");
 /// The bench target's name, and so the suite's and the default group's.
@@ -293,7 +293,7 @@ struct Downstream {
     /// `PATH` with this checkout's `perfbench` tool first: the crate's lean bench binary hands
     /// its runs to it.
     path: std::ffi::OsString,
-    _lock: perfbench::baseline::SuiteLock,
+    _lock: perfbench_analysis::baseline::SuiteLock,
 }
 
 static CRATE: OnceLock<Downstream> = OnceLock::new();
@@ -303,7 +303,7 @@ fn downstream() -> &'static Downstream {
         let root = workspace_target().join("downstream-forms");
         fs::create_dir_all(&root).unwrap();
         // perfbench's own suite lock (a `flock` on `root/.forms-demo.lock`).
-        let lock = perfbench::baseline::Store::new(&root)
+        let lock = perfbench_analysis::baseline::Store::new(&root)
             .lock("forms-demo", |_| {})
             .unwrap();
         let dir = root.join("forms-demo");

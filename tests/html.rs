@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use perfbench::model::{file, Report, Sampling};
+use perfbench_analysis::model::{file, Report, Sampling};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_html-fixture");
 
@@ -246,7 +246,7 @@ fn a_real_runs_report_renders_in_a_real_browser() {
     for (i, bench) in report.benchmarks.iter().enumerate() {
         let page = pages
             .join("html-fixture")
-            .join(perfbench::report::html::bench_file(i, &bench.id));
+            .join(perfbench_analysis::report::html::bench_file(i, &bench.id));
         let (dom, console) = b.dom(&page);
         assert!(console.is_empty(), "{}: {console:?}", page.display());
         let want = expected_plots(&report, &bench.id);

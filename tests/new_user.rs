@@ -48,8 +48,8 @@ use std::time::Instant;
 mod throwaway;
 use throwaway::{path_before, serial, show, workspace_target, write_if_changed};
 
-use perfbench::model::json::from_json;
-use perfbench::model::{Outcome, Report, Verdict};
+use perfbench_analysis::model::json::from_json;
+use perfbench_analysis::model::{Outcome, Report, Verdict};
 
 const WORKSPACE: &str = env!("CARGO_MANIFEST_DIR");
 /// The bench target's name in README's `Cargo.toml` lines, and so the suite's.
@@ -158,7 +158,7 @@ struct NewUser {
     path: std::ffi::OsString,
     /// `nice -n -20` is allowed here.
     nice: bool,
-    _lock: perfbench::baseline::SuiteLock,
+    _lock: perfbench_analysis::baseline::SuiteLock,
 }
 
 static CRATE: OnceLock<NewUser> = OnceLock::new();
@@ -168,7 +168,7 @@ fn new_user() -> &'static NewUser {
         let root = workspace_target().join("new-user");
         fs::create_dir_all(&root).unwrap();
         // perfbench's own suite lock (a `flock` on `root/.new-user.lock`).
-        let lock = perfbench::baseline::Store::new(&root)
+        let lock = perfbench_analysis::baseline::Store::new(&root)
             .lock("new-user", |_| {})
             .unwrap();
         let dir = root.join("my-benches");

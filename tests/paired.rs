@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use perfbench::model::json::from_json;
-use perfbench::model::{Method, Outcome, Report, Verdict};
+use perfbench_analysis::model::json::from_json;
+use perfbench_analysis::model::{Method, Outcome, Report, Verdict};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_paired-fixture");
 

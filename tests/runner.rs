@@ -8,11 +8,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
-use perfbench::model::json::from_json;
-use perfbench::model::{Benchmark, Outcome, Report};
 use perfbench::runner::{self, cli};
 use perfbench::sys::AnonMapping;
 use perfbench::{perfbench, Bencher};
+use perfbench_analysis::model::json::from_json;
+use perfbench_analysis::model::{Benchmark, Outcome, Report};
 
 const PAGES: [usize; 3] = [1, 16, 64];
 
@@ -235,7 +235,7 @@ fn page_faults_are_exact_per_iteration() {
 /// process migrated or reclaimed under it: CI once saw one sample of 50 of an empty body read
 /// `1 / n`, right after a build), and that is not the harness's to cancel; a bracket that
 /// calibration does not cancel, or a miscount, reads in every sample.
-fn at_most_one_stray_fault(pf: &perfbench::model::CounterResult, k: f64) -> bool {
+fn at_most_one_stray_fault(pf: &perfbench_analysis::model::CounterResult, k: f64) -> bool {
     assert_eq!(pf.per_iteration.len(), pf.iterations.len());
     let extra: Vec<f64> = pf
         .per_iteration
@@ -349,7 +349,8 @@ fn rounds_interleave_the_benchmarks_and_keep_their_samples() {
 /// by the spread of the three runs' figures and says so in the JSON; `--discard-baseline` runs
 /// leave the history as it was.
 fn runs_of_one_build_widen_the_interval_from_the_third() {
-    let history = perfbench::baseline::Store::new(runner::output_dir()).history_path(suite());
+    let history =
+        perfbench_analysis::baseline::Store::new(runner::output_dir()).history_path(suite());
     let _ = std::fs::remove_file(&history);
     let wall = |extra: &[&str]| {
         let path = json_path("history");

@@ -11,8 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use perfbench::model::json::from_json;
-use perfbench::model::{Outcome, Report, Source, Verdict};
+use perfbench_analysis::model::json::from_json;
+use perfbench_analysis::model::{Outcome, Report, Source, Verdict};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_sim-fixture");
 

@@ -39,11 +39,11 @@ mod guest {
     use perfbench::counters::arch::{self, Mrs};
     use perfbench::counters::userpage::{reference, Capability, FastReader, Registers};
     use perfbench::counters::{CounterError, Counters, Group, GroupOptions, Reading};
-    use perfbench::doctor::{self, Machine, Status};
     use perfbench::events::{self, Event, Pmu, Sysfs};
-    use perfbench::model::{CounterResult, Report, Verdict};
     use perfbench::sys::{self, cap, raw, EventFd, MappedPage, Scope};
     use perfbench::Source;
+    use perfbench_analysis::doctor::{self, Machine, Status};
+    use perfbench_analysis::model::{CounterResult, Report, Verdict};
 
     const USER_ACCESS: &str = "/proc/sys/kernel/perf_user_access";
     /// Samples per measurement: all must be equal.
@@ -1755,7 +1755,7 @@ mod guest {
         }
         let report = match std::fs::read_to_string(json)
             .map_err(|e| e.to_string())
-            .and_then(|t| perfbench::model::json::from_json(&t).map_err(|e| e.to_string()))
+            .and_then(|t| perfbench_analysis::model::json::from_json(&t).map_err(|e| e.to_string()))
         {
             Ok(r) => r,
             Err(e) => {
@@ -1790,7 +1790,7 @@ mod guest {
         }
         let default_report = std::fs::read_to_string(defaults_json)
             .ok()
-            .and_then(|t| perfbench::model::json::from_json(&t).ok());
+            .and_then(|t| perfbench_analysis::model::json::from_json(&t).ok());
         let instructions = default_report
             .as_ref()
             .and_then(|r| r.bench("arm64/add_4"))
@@ -1978,7 +1978,7 @@ mod guest {
         print!("{}", String::from_utf8_lossy(&out.stderr));
         let report = std::fs::read_to_string(&json)
             .map_err(|e| e.to_string())
-            .and_then(|t| perfbench::model::json::from_json(&t).map_err(|e| e.to_string()))
+            .and_then(|t| perfbench_analysis::model::json::from_json(&t).map_err(|e| e.to_string()))
             .map_err(|e| format!("{what}: the JSON report {json}: {e}"))?;
         Ok((out.status.code(), report))
     }
@@ -2228,7 +2228,9 @@ mod guest {
                     _ => false,
                 };
                 c.check(
-                    ch.method == perfbench::model::Method::Paired && ch.verdict == want && close,
+                    ch.method == perfbench_analysis::model::Method::Paired
+                        && ch.verdict == want
+                        && close,
                     format_args!(
                         "{what}: arm64/add_{k} instructions {k} -> {now}: {} (want {want}, \
                          ratio {ratio:?}); change {ch:?}",

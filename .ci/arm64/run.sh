@@ -327,6 +327,11 @@ examples=(--example "$EXAMPLE")
 [ -z "$SUITE" ] || examples+=(--example "$SUITE")
 cargo_web build --offline --release --target "$TARGET" -p perfbench-suites "${examples[@]}" ||
   die "cross build of ${examples[*]} failed"
+if [ -n "$SUITE" ]; then
+  # The suite hands its runs to the `perfbench` tool, as every benchmark binary does.
+  cargo_web build --offline --release --target "$TARGET" -p perfbench-cli --bin perfbench ||
+    die "cross build of the perfbench tool failed"
+fi
 for e in "$EXAMPLE" $SUITE; do
   bin=$CACHE/target/$TARGET/release/examples/$e
   [ -x "$bin" ] || die "build produced no $bin"
@@ -339,7 +344,7 @@ BIN=$CACHE/target/$TARGET/release/examples/$EXAMPLE
 LIB_BIN=
 if [ "$LIB_TESTS" = 1 ]; then
   log "building perfbench's unit tests for $TARGET"
-  cargo_web test --offline --release --target "$TARGET" -p perfbench --features html --lib --no-run \
+  cargo_web test --offline --release --target "$TARGET" -p perfbench --lib --no-run \
     --message-format=json-render-diagnostics >"$TMP/libtests.json" ||
     die "cross build of perfbench's unit tests failed"
   LIB_BIN=$(grep -o '"executable":"[^"]*"' "$TMP/libtests.json" | tail -n1 | cut -d'"' -f4)
@@ -358,6 +363,7 @@ aarch64-linux-gnu-strip --strip-debug -o "$IR/bin/guest-test" "$BIN"
 [ -z "$LIB_BIN" ] || aarch64-linux-gnu-strip --strip-debug -o "$IR/bin/lib-tests" "$LIB_BIN"
 if [ -n "$SUITE" ]; then
   aarch64-linux-gnu-strip --strip-debug -o "$IR/bin/$SUITE" "$CACHE/target/$TARGET/release/examples/$SUITE"
+  aarch64-linux-gnu-strip --strip-debug -o "$IR/bin/perfbench" "$CACHE/target/$TARGET/release/perfbench"
   GUEST_ARGS="--suite=/bin/$SUITE${GUEST_ARGS:+ $GUEST_ARGS}"
 fi
 if [ "$(id -u)" = 0 ]; then mknod -m 0600 "$IR/dev/console" c 5 1; fi

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! One benchmark per measured benchmark id, one measure per counter: the headline
-//! ([`Estimate::point`](perfbench::model::Estimate::point)) and its confidence interval.
+//! ([`Estimate::point`](perfbench_analysis::model::Estimate::point)) and its confidence interval.
 //! `wall-time` is Bencher's built-in `latency` measure (nanoseconds); every other counter is a
 //! measure of its own name, which Bencher creates on first use. Benchmarks that panicked,
 //! failed or were only tested, and counters without an estimate, are left out.
@@ -22,7 +22,7 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_derive::Serialize;
 
-use perfbench::model::{Outcome, Report};
+use perfbench_analysis::model::{Outcome, Report};
 
 /// One metric of Bencher Metric Format.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -78,7 +78,7 @@ pub fn bmf(report: &Report) -> String {
         .iter()
         .map(|(id, m)| (id.as_str(), Ordered(m)))
         .collect();
-    perfbench::model::json::to_pretty(&Ordered(&nested)) + "\n"
+    perfbench_analysis::model::json::to_pretty(&Ordered(&nested)) + "\n"
 }
 
 /// `[(key, value)]` as a JSON object in the given order.

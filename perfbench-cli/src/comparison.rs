@@ -1,6 +1,6 @@
 //! A [`Comparison`] for people and for CI: [`text`] for a terminal, [`markdown`] for a pull
 //! request comment or `$GITHUB_STEP_SUMMARY`, [`json`] for tools
-//! (`perfbench/schema/compare-v1.schema.json`).
+//! (`perfbench-analysis/schema/compare-v1.schema.json`).
 //!
 //! Regressions come first, then improvements; the unchanged are one count line in text and a
 //! folded `<details>` block in Markdown. Warnings (machines that differ) open every format.
@@ -19,11 +19,11 @@
 
 use std::fmt::Write as _;
 
-use perfbench::compare::{
+use perfbench::units::{format_change as percent, format_value};
+use perfbench_analysis::compare::{
     BenchComparison, Comparison, CounterComparison, Figure, Presence, SuiteComparison,
 };
-use perfbench::model::Verdict;
-use perfbench::units::{format_change as percent, format_value};
+use perfbench_analysis::model::Verdict;
 
 /// `1.214 (+21.4%)`; `n/a` when undefined.
 fn ratio(c: &CounterComparison) -> String {
@@ -141,7 +141,7 @@ pub fn summary_line(cmp: &Comparison) -> String {
         .flat_map(|b| &b.counters)
         .any(|c| {
             c.change
-                .is_some_and(|ch| ch.method == perfbench::model::Method::Paired)
+                .is_some_and(|ch| ch.method == perfbench_analysis::model::Method::Paired)
         });
     if paired {
         line.push_str(" (paired run)");
@@ -400,5 +400,5 @@ pub fn markdown(cmp: &Comparison) -> String {
 
 /// The comparison as JSON (the [`Comparison`] type), pretty-printed, ending in a newline.
 pub fn json(cmp: &Comparison) -> String {
-    perfbench::model::json::to_pretty(cmp) + "\n"
+    perfbench_analysis::model::json::to_pretty(cmp) + "\n"
 }

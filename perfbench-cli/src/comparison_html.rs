@@ -1,17 +1,19 @@
 //! The HTML pages of a comparison (`perfbench compare ... --html DIR`, feature `html`), built
 //! from the pieces of the library's HTML report
-//! ([`perfbench::report::html`]): the same style, benchmark pages and plots.
+//! ([`perfbench_analysis::report::html`]): the same style, benchmark pages and plots.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use perfbench::model::{CounterResult, Report, Verdict};
-use perfbench::report::html::{
+use perfbench::units::{format_change, format_value};
+use perfbench_analysis::model::{CounterResult, Report, Verdict};
+use perfbench_analysis::report::html::{
     bench_file, bench_page, document, escape, machine_line, suite_dir, verdict_cell, Page, Site,
 };
-use perfbench::units::{format_change, format_value};
 
-use perfbench::compare::{BenchComparison, Comparison, CounterComparison, Figure, Presence};
+use perfbench_analysis::compare::{
+    BenchComparison, Comparison, CounterComparison, Figure, Presence,
+};
 
 use crate::compare::Side;
 
@@ -221,8 +223,8 @@ mod tests {
     use super::*;
     use crate::compare::{compare, load_side};
     use crate::test_support::fixtures::synthetic_report;
-    use perfbench::compare::Settings;
-    use perfbench::model::file;
+    use perfbench_analysis::compare::Settings;
+    use perfbench_analysis::model::file;
 
     fn page<'a>(site: &'a Site, name_part: &str) -> &'a str {
         &site
@@ -244,12 +246,17 @@ mod tests {
         for v in &mut new.benchmarks[1].counters[0].per_iteration {
             *v *= 1.5;
         }
-        let cfg = perfbench::stats::StatsConfig::default();
+        let cfg = perfbench_analysis::stats::StatsConfig::default();
         let c = &mut new.benchmarks[1].counters[0];
-        c.estimate = perfbench::stats::estimate(&c.per_iteration, Some(&c.iterations), &cfg);
+        c.estimate =
+            perfbench_analysis::stats::estimate(&c.per_iteration, Some(&c.iterations), &cfg);
         let side = |name: &str, r: &Report| {
             let path = dir.join(name);
-            file::write_atomic(&path, perfbench::model::json::to_json(r).as_bytes()).unwrap();
+            file::write_atomic(
+                &path,
+                perfbench_analysis::model::json::to_json(r).as_bytes(),
+            )
+            .unwrap();
             load_side(&path).unwrap()
         };
         let (b, n) = (side("base.json", &base), side("new.json", &new));

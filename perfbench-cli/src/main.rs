@@ -8,7 +8,7 @@
 //! - `perfbench export REPORT --format bmf`: Bencher Metric Format JSON.
 //! - `perfbench report RESULT... --html DIR`: the HTML report of reports .
 //! - `perfbench ab OLD_EXE NEW_EXE [FILTER]... [FLAGS]`: a paired run of two builds of a bench
-//!   executable (see `perfbench::runner::paired`).
+//!   executable (see `perfbench_analysis::runner::paired`).
 //! - `perfbench run-suite --suite NAME --exe PATH -- ARGS...`: started by a lean benchmark
 //!   binary (built without perfbench's `analysis` feature) to analyse and report its run (see
 //!   `perfbench::runner::stream`); not for people.
@@ -29,13 +29,13 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use perfbench::compare::Settings;
-use perfbench::doctor::{self, Machine};
 use perfbench::events::{self, Sysfs};
-use perfbench::model::file;
+use perfbench_analysis::compare::Settings;
+use perfbench_analysis::doctor::{self, Machine};
+use perfbench_analysis::model::file;
 // What the library's test fixtures (`test_support`) name as `crate::stats`.
 #[cfg(test)]
-use perfbench::stats;
+use perfbench_analysis::stats;
 
 const HELP: &str = "\
 Benchmarks that read hardware performance counters
@@ -194,11 +194,11 @@ enum Cmd {
         report: PathBuf,
     },
     Ab {
-        builds: perfbench::runner::paired::Builds,
+        builds: perfbench_analysis::runner::paired::Builds,
         args: Box<perfbench::runner::cli::Args>,
     },
     RunSuite {
-        suite: perfbench::runner::StreamedSuite,
+        suite: perfbench_analysis::runner::StreamedSuite,
         args: Box<perfbench::runner::cli::Args>,
     },
 }
@@ -379,7 +379,7 @@ fn parse_run_suite(mut p: lexopt::Parser) -> Result<Cmd, Usage> {
     )
     .map_err(|e| Usage(format!("error: {e}")))?;
     Ok(Cmd::RunSuite {
-        suite: perfbench::runner::StreamedSuite {
+        suite: perfbench_analysis::runner::StreamedSuite {
             suite,
             exe,
             args: rest,
@@ -410,13 +410,13 @@ fn parse_compare(p: &mut lexopt::Parser) -> Result<Cmd, Usage> {
             }
             Long("threshold") => {
                 let v = p.value().and_then(|v| v.string()).map_err(lexopt_error)?;
-                let t = perfbench::compare::parse_threshold(&v)
+                let t = perfbench_analysis::compare::parse_threshold(&v)
                     .map_err(|e| usage(format!("--threshold: {e}"), COMPARE_HELP))?;
                 settings.thresholds.push(t);
             }
             Long("noise-threshold") if settings.noise_threshold.is_none() => {
                 let v = p.value().and_then(|v| v.string()).map_err(lexopt_error)?;
-                let t = perfbench::compare::parse_percent(&v)
+                let t = perfbench_analysis::compare::parse_percent(&v)
                     .map_err(|e| usage(format!("--noise-threshold: {e}"), COMPARE_HELP))?;
                 settings.noise_threshold = Some(t);
             }
@@ -546,7 +546,7 @@ fn parse_ab(mut p: lexopt::Parser) -> Result<Cmd, Usage> {
     }
     let (old, new) = (PathBuf::from(old), PathBuf::from(new));
     Ok(Cmd::Ab {
-        builds: perfbench::runner::paired::Builds {
+        builds: perfbench_analysis::runner::paired::Builds {
             base_name: old.display().to_string(),
             base: old,
             new,
@@ -634,7 +634,7 @@ fn run_compare(
 
 fn write_comparison_html(
     dir: &std::path::Path,
-    cmp: &perfbench::compare::Comparison,
+    cmp: &perfbench_analysis::compare::Comparison,
     base: Option<&compare::Side>,
     new: &compare::Side,
 ) -> Result<(), String> {
@@ -645,8 +645,8 @@ fn write_comparison_html(
 
 /// `perfbench report RESULT... --html DIR`: 0, or 2 on an error.
 fn run_report(results: &[PathBuf], dir: &std::path::Path) -> ExitCode {
-    use perfbench::report::html;
-    let mut reports: Vec<(PathBuf, perfbench::model::Report)> = Vec::new();
+    use perfbench_analysis::report::html;
+    let mut reports: Vec<(PathBuf, perfbench_analysis::model::Report)> = Vec::new();
     for path in results {
         match compare::load_side(path) {
             Ok(side) => {
@@ -670,7 +670,7 @@ fn run_report(results: &[PathBuf], dir: &std::path::Path) -> ExitCode {
             }
         }
     }
-    let baselines: Vec<Option<perfbench::model::Report>> = reports
+    let baselines: Vec<Option<perfbench_analysis::model::Report>> = reports
         .iter()
         .map(|(file, r)| html::find_baseline(file, r))
         .collect();
@@ -762,11 +762,16 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Cmd::Ab { builds, args } => perfbench::runner::paired::run(&builds, &args),
+        Cmd::Ab { builds, args } => perfbench_analysis::runner::paired::run(&builds, &args),
         Cmd::RunSuite { suite, args } => {
             let stdin = std::io::stdin();
             let stdout = std::io::stdout();
-            perfbench::runner::run_streamed(&suite, &args, &mut stdin.lock(), &mut stdout.lock())
+            perfbench_analysis::runner::run_streamed(
+                &suite,
+                &args,
+                &mut stdin.lock(),
+                &mut stdout.lock(),
+            )
         }
         Cmd::Print(text) => {
             print!("{text}");

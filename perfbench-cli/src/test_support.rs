@@ -3,13 +3,13 @@
 //! tests (`perfbench/tests/support/`), compiled into the tool's unit tests by `#[path]`. The
 //! fixtures name the model's items through `super`: this module re-exports them.
 
-pub(crate) use perfbench::model::*;
+pub(crate) use perfbench_analysis::model::*;
 
 // Not every fixture is used here.
 #[allow(dead_code)]
-#[path = "../../perfbench/src/model/fixtures.rs"]
+#[path = "../../perfbench-analysis/src/model/fixtures.rs"]
 pub(crate) mod fixtures;
 
-#[path = "../../perfbench/tests/support/schema_validator.rs"]
+#[path = "../../perfbench-analysis/tests/support/schema_validator.rs"]
 mod schema_validator;
 pub(crate) use schema_validator::Validator;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 const BIN: &str = env!("CARGO_BIN_EXE_perfbench");
 
 /// The greeting of a worker of this protocol, for scripts that speak it at first.
-const HELLO: &str = r#"{"perfbench_worker":2,"perfbench":"0.1.0","suite":"fake"}"#;
+const HELLO: &str = r#"{"perfbench_worker":3,"perfbench":"0.1.0","suite":"fake"}"#;
 
 struct Scratch(PathBuf);
 
@@ -81,7 +81,7 @@ fn another_protocol_version_is_refused_by_name() {
         &[
             "the base build",
             "speaks worker protocol 99 (perfbench 9.9.9)",
-            &format!("speaks {}", perfbench::runner::worker::PROTOCOL),
+            &format!("speaks {}", perfbench::protocol::worker::VERSION),
             "same perfbench version",
             "help: rebuild both executables with perfbench 0.1.0",
         ],

@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use perfbench::model::json::to_json;
-use perfbench::model::{
+use perfbench_analysis::model::json::to_json;
+use perfbench_analysis::model::{
     Benchmark, Config, CounterResult, Machine, Outcome, Report, Sampling, Source,
 };
-use perfbench::stats::{estimate, StatsConfig};
+use perfbench_analysis::stats::{estimate, StatsConfig};
 
 const BIN: &str = env!("CARGO_BIN_EXE_perfbench");
 
@@ -410,7 +410,7 @@ fn export_writes_bencher_metric_format() {
 /// verdict, which no pair of reports could recompute.
 #[test]
 fn a_report_shows_the_comparison_it_recorded() {
-    use perfbench::model::{BaselineRef, Change, Method, Verdict};
+    use perfbench_analysis::model::{BaselineRef, Change, Method, Verdict};
     let dir = scratch("recorded");
     let path = dir.join("paired.json");
     let mut r = report("demo", 1.0);
@@ -580,7 +580,7 @@ fn a_baseline_of_several_runs_is_judged_by_its_fastest() {
         dir.join("new/demo.json"),
     );
     write(&one, &base);
-    let mut earlier = perfbench::model::EarlierRun::default();
+    let mut earlier = perfbench_analysis::model::EarlierRun::default();
     earlier.benchmarks.insert(
         "json/parse".into(),
         [("wall-time".to_owned(), vec![1000.0; 10])].into(),

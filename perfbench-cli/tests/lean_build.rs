@@ -26,7 +26,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use perfbench::model::{file, json, Outcome};
+use perfbench_analysis::model::{file, json, Outcome};
 
 /// This workspace's `perfbench` crate (this package is `perfbench-cli`, beside it).
 fn perfbench_dir() -> PathBuf {
@@ -390,7 +390,11 @@ fn a_lean_bench_binary_measures_and_the_tool_analyses() {
         .counter("wall-time")
         .unwrap();
     let change = mix.change.expect("a paired verdict");
-    assert_eq!(change.method, perfbench::stats::Method::Paired, "{out}");
+    assert_eq!(
+        change.method,
+        perfbench_analysis::stats::Method::Paired,
+        "{out}"
+    );
 
     // The smoke test's report, written by the tool.
     let smoke_json = lean.dir.join("smoke.json");

@@ -3,7 +3,7 @@
 //! on it (`schema/compare-v1.schema.json`). The unit tests check that those files are what the
 //! types generate; this checks that what a run writes is what the files describe.
 
-#[path = "../../perfbench/tests/support/mod.rs"]
+#[path = "../../perfbench-analysis/tests/support/mod.rs"]
 mod support;
 
 use std::process::ExitCode;
@@ -31,7 +31,7 @@ fn panics(_b: &mut Bencher) {
 
 fn schema(name: &str) -> Value {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../perfbench/schema")
+        .join("../perfbench-analysis/schema")
         .join(name);
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }

@@ -59,39 +59,24 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! A report from a user's own tool ([`model`], with the `analysis` feature; `perfbench compare
-//! BASE NEW` does this for CI):
+//! What a run writes (`target/perfbench/*.json`, the HTML report, baselines) is read back by
+//! the `perfbench-analysis` crate's report model, for a user's own tools; `perfbench compare
+//! BASE NEW` does that for CI.
 //!
-//! ```no_run
-//! # #[cfg(feature = "analysis")] {
-//! let report = perfbench::model::file::load("target/perfbench/quickstart.json".as_ref())?;
-//! for bench in &report.benchmarks {
-//!     for counter in &bench.counters {
-//!         if let (Some(e), Some(change)) = (counter.estimate, counter.change) {
-//!             println!("{} {}: {:.1} ({})", bench.id, counter.name, e.point, change.verdict);
-//!         }
-//!     }
-//! }
-//! # }
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! # Who analyses
 //!
-//! # Features: who analyses
-//!
-//! By default (the lean build) a benchmark binary compiles the measurement layers only and
-//! hands each measured benchmark's raw samples to the `perfbench` tool of its own version (the
-//! `perfbench-cli` crate), which computes the statistics, compares, prints and writes the
-//! reports ([`runner::stream`]): a clean benchmark build compiles no statistics, serde or report
+//! A benchmark binary compiles the measurement layers only and hands each measured benchmark's
+//! raw samples to the `perfbench` tool of its own version (the `perfbench-cli` crate), which
+//! computes the statistics, compares, prints and writes the reports (`perfbench-analysis`,
+//! see [`runner::stream`]): a clean benchmark build compiles no statistics, serde or report
 //! code. Nothing needs installing: a binary that finds no tool of its version builds one, once
 //! per version, into a cache shared by every project on the machine (`~/.cache/perfbench`).
-//! `--list` and `--test` need no tool.
+//! `--list` and `--test` need no tool. Features only add capabilities:
 //!
-//! - `analysis`: the analysis in the benchmark binary itself (no tool needed): the modules
-//!   marked "(`analysis`)" below, `--paired`, `--simulate`, `--test --json`, and the `perfbench`
-//!   tool's own code.
-//! - `html` (with `analysis`): the HTML report.
-//! - `profile` (with `analysis`): `--profile`, sampling into perf.data files.
+//! - `profile`: `--profile`, sampling the measured region into perf.data files.
 //! - `criterion`: perfbench counters as criterion 0.8 measurements.
+//! - `serde`, `schema`: serde impls and JSON schemas of the types a report carries (for
+//!   `perfbench-analysis`).
 //!
 //! Guides: `docs/counters.md` (enabling counters: `perf_event_paranoid`, `perf_user_access`,
 //! the x86 `rdpmc` setting, containers, VMs, hybrid CPUs), `docs/reading-results.md` and
@@ -104,60 +89,35 @@
 //! - [`events`]: perf-style event names <-> `perf_event_attr`, sysfs PMUs.
 //! - [`machine`]: facts about this machine, and why `perf_event_open` refused an event.
 //! - [`counters`]: counter groups, the user-page reader, the fallback chain.
-//! - `doctor` (`analysis`): what this machine can count, and why not (`perfbench doctor`).
 //! - `profile` (feature `profile`): sampling the measured region, perf.data files.
 //! - [`units`]: values scaled for people (`1.23 µs`, `45.2 K`), for notes and reports.
-//! - `stats` (`analysis`): estimates, intervals, outliers and change detection.
-//! - `model` (`analysis`): the data model of a run, which is also the JSON report.
 //! - [`options`]: values of the command line several layers share (thresholds, names, format).
 //! - [`harness`]: registration, the [`Bencher`], the measuring engine and its raw samples.
-//! - `compare` (`analysis`): how one counter changed between two runs, and its thresholds.
-//! - `baseline` (`analysis`): saved baselines and the previous run on disk, locked and written
-//!   atomically.
-//! - `history` (`analysis`): the figures of the last runs of one build, which widen its
-//!   intervals.
-//! - `report` (`analysis`): what results look like: terminal, libtest lines, HTML (feature
-//!   `html`).
-//! - [`runner`]: the benchmark binary behind [`main!`] (command line, runs, files; the lean
-//!   binary's client of the tool).
+//! - [`protocol`]: the messages between a benchmark binary and the `perfbench` tool, typed,
+//!   versioned, written by hand and (feature `serde`) read strictly.
+//! - [`runner`]: the benchmark binary behind [`main!`] (command line, runs; the client of
+//!   the tool).
 //! - `criterion` (feature `criterion`): perfbench counters as criterion 0.8 measurements.
 //!
-//! Each module imports only from those above it in this list (the `harness` below the data model
-//! it does not know: it produces raw samples, which `model` converts), so data flows one way:
-//! registration -> measure -> analyse -> compare -> report.
-//!
-//! What only the `perfbench` tool does (`perfbench compare` of whole runs with its text,
-//! Markdown, JSON and HTML outputs; `perfbench export`) lives in the tool's own modules
-//! (the `perfbench-cli` crate), built on this library: a benchmark build never compiles it.
+//! Each module imports only from those above it in this list, so data flows one way:
+//! registration -> measure -> (the tool) analyse -> compare -> report.
 #![warn(missing_docs)]
 
-#[cfg(feature = "analysis")]
-pub mod baseline;
-#[cfg(feature = "analysis")]
-pub mod compare;
 pub mod counters;
 #[cfg(feature = "criterion")]
 pub mod criterion;
-#[cfg(feature = "analysis")]
-pub mod doctor;
 pub mod events;
 pub mod harness;
-#[cfg(feature = "analysis")]
-pub mod history;
-#[cfg(feature = "analysis")]
-mod json_fields;
 pub mod machine;
-#[cfg(feature = "analysis")]
-pub mod model;
 pub mod options;
 #[cfg(feature = "profile")]
 pub mod profile;
-#[cfg(feature = "analysis")]
-pub mod report;
+pub mod protocol;
+#[doc(hidden)] // the statistics' seeded generator (perfbench-analysis), and tests'
+pub mod rng;
 pub mod runner;
-mod sorting;
-#[cfg(feature = "analysis")]
-pub mod stats;
+#[doc(hidden)] // for perfbench-analysis: the same sorts, compiled once there too
+pub mod sorting;
 pub mod sys;
 pub mod units;
 
@@ -178,7 +138,7 @@ pub use perfbench_macros::perfbench;
 pub use std::hint::black_box;
 
 /// Defines `fn main()` for a benchmark binary (`harness = false`): runs every `#[perfbench]`
-/// function registered in the program, with the command line of DESIGN 3.1.
+/// function registered in the program, with the command line of [`runner::cli`].
 ///
 /// ```no_run
 /// use perfbench::perfbench;

@@ -26,7 +26,8 @@ pub struct Explanation {
 }
 
 impl Explanation {
-    pub(crate) fn new(reason: impl Into<String>, fix: impl Into<String>) -> Explanation {
+    /// A reason and its fix.
+    pub fn new(reason: impl Into<String>, fix: impl Into<String>) -> Explanation {
         Explanation {
             reason: reason.into(),
             fix: fix.into(),
@@ -277,7 +278,8 @@ impl Machine {
 }
 
 /// arm64 `/proc/cpuinfo` has no model name: name the core by its implementer and part numbers.
-pub(crate) fn arm_cpu_name(cpuinfo: &str) -> Option<String> {
+#[doc(hidden)] // for the doctor's tests
+pub fn arm_cpu_name(cpuinfo: &str) -> Option<String> {
     let field = |name: &str| {
         cpuinfo
             .lines()
@@ -550,7 +552,7 @@ fn seccomp_explanation(errno: Errno) -> Explanation {
 }
 
 /// The items of a list, or `none`.
-pub(crate) fn list_or_none(items: &[String]) -> String {
+pub fn list_or_none(items: &[String]) -> String {
     if items.is_empty() {
         "none".to_owned()
     } else {

@@ -14,13 +14,13 @@ use std::cmp::Ordering;
 /// Sorts `values` ascending in [`f64::total_cmp`] order (`-NaN` < `-inf` < ... < `-0` < `+0`
 /// < ... < `+inf` < `NaN`). Values equal in that order are identical, so the sort is as good
 /// as stable.
-pub(crate) fn sort_f64(values: &mut [f64]) {
+pub fn sort_f64(values: &mut [f64]) {
     values.sort_unstable_by(f64::total_cmp);
 }
 
 /// Sorts `v` by `cmp`, stably (elements that compare equal keep their order), like
 /// [`slice::sort_by`]. For cold paths: each comparison is a dynamic call.
-pub(crate) fn sort_by<T>(v: &mut [T], cmp: impl Fn(&T, &T) -> Ordering) {
+pub fn sort_by<T>(v: &mut [T], cmp: impl Fn(&T, &T) -> Ordering) {
     let order = stable_order(v.len(), &|i, j| cmp(&v[i], &v[j]));
     permute(v, order);
 }

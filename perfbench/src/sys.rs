@@ -1233,7 +1233,7 @@ pub fn take_stdout() -> Result<std::fs::File, Errno> {
 
 /// `flock(2)` with `LOCK_EX` on `file`: true when taken; when `wait` is false and another
 /// open file description holds it, false at once (`LOCK_NB`). Held until `file` is closed.
-pub(crate) fn flock(file: &std::fs::File, wait: bool) -> io::Result<bool> {
+pub fn flock(file: &std::fs::File, wait: bool) -> io::Result<bool> {
     let op = if wait {
         libc::LOCK_EX
     } else {

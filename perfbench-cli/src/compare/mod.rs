@@ -9,10 +9,10 @@
 //! times does, has them pooled with its own). Anything present on one side only is reported as added or removed, never as
 //! a failure; counters that cannot be compared (different units, a benchmark that panicked on
 //! one side) are reported with the reason. Different machine fingerprints
-//! ([`Machine::differences`](perfbench::model::Machine::differences)) become warnings.
+//! ([`Machine::differences`](perfbench_analysis::model::Machine::differences)) become warnings.
 //!
 //! The result is the library's [`Comparison`] (the document type, whose schema
-//! `perfbench/schema/compare-v1.schema.json` the library's tests generate), which
+//! `perfbench-analysis/schema/compare-v1.schema.json` the library's tests generate), which
 //! [`comparison`](crate::comparison) renders as text, Markdown or JSON and `comparison_html` as
 //! HTML pages.
 //!
@@ -21,14 +21,14 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use perfbench::compare::{
+use perfbench_analysis::compare::{
     as_runs, counter_change_over_runs, counter_runs, BenchComparison, Comparison,
     CounterComparison, Figure, Presence, Settings, SuiteComparison, Summary,
     COMPARISON_SCHEMA_VERSION,
 };
-use perfbench::model::file::{self, LoadError};
-use perfbench::model::{Benchmark, CounterResult, Outcome, Report, Verdict};
-use perfbench::stats;
+use perfbench_analysis::model::file::{self, LoadError};
+use perfbench_analysis::model::{Benchmark, CounterResult, Outcome, Report, Verdict};
+use perfbench_analysis::stats;
 
 /// One side of a comparison as given on the command line.
 #[derive(Clone, Debug)]

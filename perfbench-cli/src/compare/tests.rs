@@ -1,9 +1,9 @@
 use super::*;
 use crate::comparison;
 use crate::test_support::fixtures::synthetic_report;
-use perfbench::compare::{parse_percent, parse_threshold};
-use perfbench::model::json::to_json;
-use perfbench::model::Source;
+use perfbench_analysis::compare::{parse_percent, parse_threshold, CompareSettings as _};
+use perfbench_analysis::model::json::to_json;
+use perfbench_analysis::model::Source;
 
 fn side(report: Report) -> Side {
     Side {
@@ -31,7 +31,7 @@ fn scaled(mut report: Report, id: &str, name: &str, factor: f64) -> Report {
     for v in &mut c.per_iteration {
         *v *= factor;
     }
-    c.estimate = perfbench::stats::estimate(&c.per_iteration, None, &Default::default());
+    c.estimate = perfbench_analysis::stats::estimate(&c.per_iteration, None, &Default::default());
     report
 }
 
@@ -273,7 +273,7 @@ fn different_machines_give_a_warning_in_every_format() {
     let mut new = base.clone();
     new.machine.kernel = "6.9.0".into();
     new.machine.core_pmus = vec![];
-    new.machine.sources[1].1 = perfbench::model::Source::Read;
+    new.machine.sources[1].1 = perfbench_analysis::model::Source::Read;
     let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
     assert_eq!(cmp.warnings.len(), 1);
     let w = &cmp.warnings[0];
@@ -351,7 +351,7 @@ fn the_json_is_the_comparison_and_matches_its_schema() {
     assert_eq!(back["summary"]["regressed"], 1);
     // The checked-in schema, which the library's tests generate from the types.
     let schema: serde_json::Value = serde_json::from_str(include_str!(
-        "../../../perfbench/schema/compare-v1.schema.json"
+        "../../../perfbench-analysis/schema/compare-v1.schema.json"
     ))
     .unwrap();
     let v = crate::test_support::Validator::new(&schema);
@@ -483,7 +483,7 @@ fn simulated_rounds(name: &str, per_round: &[f64]) -> Report {
     c.per_iteration = per_round.to_vec();
     c.iterations = vec![64; per_round.len()];
     c.rounds = vec![1; per_round.len()];
-    c.estimate = perfbench::stats::estimate(&c.per_iteration, None, &Default::default());
+    c.estimate = perfbench_analysis::stats::estimate(&c.per_iteration, None, &Default::default());
     r
 }
 
@@ -560,7 +560,7 @@ fn simulated_reports_render_like_any_other() {
 fn another_simulator_is_a_fingerprint_difference() {
     let sim = |version: &str| {
         let mut r = simulated(synthetic_report());
-        r.machine.simulator = Some(perfbench::model::Simulator {
+        r.machine.simulator = Some(perfbench_analysis::model::Simulator {
             tool: "callgrind".into(),
             version: version.into(),
             cache: "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64".into(),

@@ -572,8 +572,8 @@ impl Group {
     }
 
     /// The members' descriptors (for the doctor's fast-path diagnosis).
-    #[cfg(feature = "analysis")]
-    pub(crate) fn fds_for_doctor(&self) -> &[EventFd] {
+    #[doc(hidden)]
+    pub fn fds_for_doctor(&self) -> &[EventFd] {
         &self.fds
     }
 

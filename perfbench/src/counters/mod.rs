@@ -18,11 +18,11 @@ use std::fmt;
 /// `"callgrind"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(
-    feature = "analysis",
+    feature = "serde",
     derive(serde_derive::Serialize, serde_derive::Deserialize),
     serde(rename_all = "lowercase")
 )]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Source {
     /// x86 `rdpmc` through the event's user page.
     Rdpmc,

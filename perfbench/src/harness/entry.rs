@@ -9,11 +9,11 @@ use super::Bencher;
 /// In JSON: `{"bytes": N}` or `{"elements": N}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(
-    feature = "analysis",
+    feature = "serde",
     derive(serde_derive::Serialize, serde_derive::Deserialize),
     serde(rename_all = "lowercase")
 )]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Throughput {
     /// Bytes processed per iteration.
     Bytes(u64),

@@ -70,8 +70,9 @@ impl Brackets for SimBracket {
 /// One collected region: which dump holds it, and what ran in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(
-    feature = "analysis",
-    derive(serde_derive::Serialize, serde_derive::Deserialize)
+    feature = "serde",
+    derive(serde_derive::Serialize, serde_derive::Deserialize),
+    serde(deny_unknown_fields)
 )]
 pub struct Region {
     /// The dump's number: its trigger is `perfbench-<dump>` and its file `cg.out.<dump>`.
@@ -85,8 +86,9 @@ pub struct Region {
 /// One simulated sample: the body and the empty body, each with `n` and `2n` iterations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(
-    feature = "analysis",
-    derive(serde_derive::Serialize, serde_derive::Deserialize)
+    feature = "serde",
+    derive(serde_derive::Serialize, serde_derive::Deserialize),
+    serde(deny_unknown_fields)
 )]
 pub struct SimSample {
     /// The iterations the sample's difference covers.

@@ -11,6 +11,9 @@ pub use crate::options::Format;
 /// What the binary was asked to do.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Args {
+    /// The command line these were parsed from, without the program's name: what the
+    /// `perfbench` tool is given to analyse the run with.
+    pub line: Vec<OsString>,
     /// Substrings (or, with `exact`, whole ids) selecting benchmarks: a benchmark runs when
     /// any of them matches (all run when there is none), as with libtest.
     pub filters: Vec<String>,
@@ -415,7 +418,9 @@ where
 {
     use lexopt::prelude::*;
 
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     let mut a = Args {
+        line: args.iter().skip(1).cloned().collect(),
         filters: Vec::new(),
         exact: false,
         list: false,
@@ -845,7 +850,6 @@ mod tests {
     /// option-like): each parses or is refused with a message, never a panic, and what parses
     /// holds values in the ranges the parser promises.
     #[test]
-    #[cfg(feature = "analysis")] // draws from the statistics' generator
     fn odd_command_lines_never_panic_and_what_parses_is_in_range() {
         use std::ffi::OsString;
         use std::os::unix::ffi::OsStringExt;
@@ -929,7 +933,7 @@ mod tests {
             "never",
             "any,call",
         ];
-        let mut rng = crate::stats::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut next = |n: usize| rng.below(n);
         let (mut parsed, mut refused) = (0, 0);
         for _ in 0..30_000 {

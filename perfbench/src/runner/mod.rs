@@ -1,9 +1,8 @@
 //! The runner behind `perfbench::main!()`: selects benchmarks, chooses counters, runs each
-//! benchmark (a panic is reported and the suite goes on), and writes the reports: in this
-//! process with the `analysis` feature, else through the installed `perfbench` tool
-//! ([`stream`]: a lean build measures here and the tool analyses; `--paired` and `--simulate`
-//! it hands over whole). The paired worker ([`worker`]) and the process under Callgrind serve
-//! their drivers in every build.
+//! benchmark (a panic is reported and the suite goes on), and has the `perfbench` tool analyse
+//! and report them ([`stream`]: the binary measures and the tool analyses; `--paired` and
+//! `--simulate` it hands over whole, and the tool then starts this binary as a paired worker
+//! ([`worker`]) or under Callgrind).
 //!
 //! Exit codes: 0 success; 1 a benchmark panicked or failed, or a counter regressed with
 //! `--fail-on-regression`; 2 usage or environment error.
@@ -12,27 +11,16 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-#[cfg(feature = "analysis")]
-mod analyse;
 pub mod cli;
-#[cfg(feature = "analysis")]
-pub mod paired;
 #[cfg(feature = "profile")]
 pub mod profile;
-mod progress;
+#[doc(hidden)] // the progress line, which the tool draws too
+pub mod progress;
 mod provision;
-mod sim_child;
-#[cfg(feature = "analysis")]
-pub mod simulate;
+#[doc(hidden)] // the process under Callgrind, whose results the tool reads
+pub mod sim_child;
 pub mod stream;
 pub mod worker;
-
-#[cfg(feature = "analysis")]
-pub(crate) use analyse::{
-    derived_metrics, failed_and_regressed, machine_info, run_config, write_html,
-};
-#[cfg(feature = "analysis")]
-pub use analyse::{run_streamed, StreamedSuite};
 
 use crate::counters::{CounterError, Counters, GroupOptions};
 use crate::events::{self, Event, Sysfs};
@@ -179,14 +167,22 @@ pub fn suite_name() -> String {
 
 /// The benchmark executable this process runs for: its own, or, in the `perfbench` tool
 /// serving a lean benchmark binary ([`stream`]), that binary's.
-pub(crate) fn bench_exe() -> Option<PathBuf> {
+#[doc(hidden)]
+pub fn bench_exe() -> Option<PathBuf> {
     match BENCH_EXE.get() {
         Some(exe) => Some(exe.clone()),
         None => std::env::current_exe().ok(),
     }
 }
 
-/// Set once by the `perfbench` tool when it analyses a lean benchmark binary's run.
+/// Makes `exe` the benchmark executable this process runs for (the `perfbench` tool, when it
+/// analyses a benchmark binary's run). The first call wins.
+#[doc(hidden)]
+pub fn set_bench_exe(exe: PathBuf) {
+    let _ = BENCH_EXE.set(exe);
+}
+
+/// Set once by the `perfbench` tool when it analyses a benchmark binary's run.
 static BENCH_EXE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
 /// The suite a bench executable at `exe` runs: its file name without cargo's `-HASH` suffix
@@ -250,7 +246,8 @@ fn selected(p: &Planned, args: &Args) -> bool {
 
 /// Whether the benchmark `id` (marked `ignore` or not) is selected by the filters and the
 /// `--ignored` / `--include-ignored` flags.
-fn selected_id(id: &str, ignore: bool, args: &Args) -> bool {
+#[doc(hidden)]
+pub fn selected_id(id: &str, ignore: bool, args: &Args) -> bool {
     let name_ok = args.filters.is_empty()
         || args.filters.iter().any(|f| {
             if args.exact {
@@ -330,39 +327,53 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     if args.test {
         return smoke_test(suite, &chosen, args);
     }
-    #[cfg(feature = "analysis")]
-    return analyse::run(suite, args, chosen);
-    #[cfg(not(feature = "analysis"))]
-    {
-        if args.profile {
-            eprintln!(
-                "error: --profile samples in the benchmark binary itself: it needs perfbench's \
-                 `profile` feature (which brings `analysis`): perfbench = {{ version = \"...\", \
-                 features = [\"profile\"] }} in [dev-dependencies]"
-            );
-            return ExitCode::from(2);
-        }
-        // The tool drives these itself: it starts this binary as workers or under Callgrind.
-        if args.paired.is_some() || args.simulate {
-            return stream::hand_over(suite);
-        }
-        stream::run(suite, args, &chosen)
+    if args.profile {
+        return profile_run(&chosen, args);
     }
+    // The tool drives these itself: it starts this binary as workers or under Callgrind.
+    if args.paired.is_some() || args.simulate {
+        return stream::hand_over(suite, args);
+    }
+    stream::run(suite, args, &chosen)
+}
+
+/// `--profile`: sampled in this process ([`profile`], feature `profile`).
+#[cfg(feature = "profile")]
+fn profile_run(chosen: &[Planned], args: &Args) -> ExitCode {
+    profile::run(chosen, args, &Sysfs::system(), Machine::cached())
+}
+
+/// `--profile` without the feature: refused, with the line that turns it on.
+#[cfg(not(feature = "profile"))]
+fn profile_run(_chosen: &[Planned], _args: &Args) -> ExitCode {
+    eprintln!(
+        "error: --profile samples in the benchmark binary itself: it needs perfbench's \
+         `profile` feature: perfbench = {{ version = \"...\", features = [\"profile\"] }} \
+         in [dev-dependencies]"
+    );
+    ExitCode::from(2)
 }
 
 /// The sampling plan a run gives every benchmark that does not set its own: from `--quick`,
 /// `--sample-size`, `--warm-up-time`, `--measurement-time`, `--linear` and `--rounds`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct RunPlan {
-    pub(crate) sample_size: u32,
-    pub(crate) warm_up_time: f64,
-    pub(crate) measurement_time: f64,
-    pub(crate) linear: bool,
-    pub(crate) rounds: u32,
+#[doc(hidden)] // the tool records it in the report's configuration
+pub struct RunPlan {
+    /// Samples per benchmark.
+    pub sample_size: u32,
+    /// Warm-up seconds.
+    pub warm_up_time: f64,
+    /// Measurement seconds.
+    pub measurement_time: f64,
+    /// Linear sampling (`--linear`), else flat.
+    pub linear: bool,
+    /// Rounds per benchmark.
+    pub rounds: u32,
 }
 
 impl RunPlan {
-    pub(crate) fn of(args: &Args) -> RunPlan {
+    /// The plan of the command line `args`.
+    pub fn of(args: &Args) -> RunPlan {
         let (sample_size, warm, measure) = if args.quick {
             (30, 0.1, 0.4)
         } else {
@@ -781,7 +792,8 @@ fn own_events(p: &Planned, defaults: &[Event], sysfs: &Sysfs) -> Result<Vec<Even
     }
 }
 
-fn secs_to_ns(s: f64) -> u64 {
+#[doc(hidden)]
+pub fn secs_to_ns(s: f64) -> u64 {
     (s.max(0.0) * 1e9) as u64
 }
 
@@ -847,13 +859,8 @@ fn smoke_test(suite: &str, chosen: &[Planned], args: &Args) -> ExitCode {
         }
     }
     if let Some(path) = &args.json {
-        #[cfg(feature = "analysis")]
-        if !analyse::write_smoke_report(suite, args, results, path) {
-            return ExitCode::from(2);
-        }
         // The tool writes it (at `path`, from the command line it is given).
-        #[cfg(not(feature = "analysis"))]
-        if !stream::smoke_report(suite, chosen, &results) {
+        if !stream::smoke_report(suite, args, chosen, &results) {
             let _ = path;
             return ExitCode::from(2);
         }

@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use super::{output_dir, Counted, Planned};
 use crate::events::{self, Sysfs};
+use crate::harness::raw::{failure_text, Outcome};
 use crate::machine::Machine;
-use crate::model::Outcome;
 use crate::profile::branch::BranchFilter;
 use crate::profile::perfdata::{self, Features, Writer};
 use crate::profile::symbols::Symbolizer;
@@ -149,7 +149,7 @@ fn profile_one(
         .iter()
         .all(|b| !matches!(b.outcome, Outcome::Panicked | Outcome::Failed));
     for b in &results {
-        if let Some(f) = crate::model::Benchmark::from(b.clone()).failure() {
+        if let Some(f) = failure_text(b.outcome, b.error.as_deref()) {
             println!("{}: {f}", p.id);
         }
     }

@@ -42,7 +42,7 @@ impl State {
 
 /// A progress line shared by the runner and the sampler's callbacks (clones share it).
 #[derive(Clone, Debug)]
-pub(crate) struct Progress {
+pub struct Progress {
     state: Arc<Mutex<State>>,
 }
 
@@ -54,7 +54,7 @@ fn erase(out: &mut impl Write) {
 impl Progress {
     /// A line for `len` steps (a round of one benchmark each): drawn after a second when standard error is a terminal,
     /// never otherwise.
-    pub(crate) fn new(len: u64) -> Self {
+    pub fn new(len: u64) -> Self {
         let p = Progress {
             state: Arc::new(Mutex::new(State {
                 len,
@@ -100,17 +100,17 @@ impl Progress {
     }
 
     /// What the line says after the counter.
-    pub(crate) fn set_message(&self, message: String) {
+    pub fn set_message(&self, message: String) {
         self.lock().message = message;
     }
 
     /// `n` more steps (rounds of benchmarks) done.
-    pub(crate) fn advance(&self, n: u64) {
+    pub fn advance(&self, n: u64) {
         self.lock().pos += n;
     }
 
     /// Runs `f` (which prints) with the line erased; it comes back at the next redraw.
-    pub(crate) fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         let mut s = self.lock();
         if s.drawn {
             erase(&mut std::io::stderr().lock());
@@ -120,7 +120,7 @@ impl Progress {
     }
 
     /// Erases the line for good.
-    pub(crate) fn finish_and_clear(&self) {
+    pub fn finish_and_clear(&self) {
         let mut s = self.lock();
         s.finished = true;
         if s.drawn {

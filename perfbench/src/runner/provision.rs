@@ -3,7 +3,7 @@
 //!
 //! A benchmark binary measures; the `perfbench` tool (the `perfbench-cli` crate) analyses,
 //! compares and reports. The tool must be of the library's own version (the stream between them
-//! is versioned: [`super::stream::PROTOCOL`]). [`tool`] looks, in this order, for
+//! is versioned: [`crate::protocol::stream::VERSION`]). [`tool`] looks, in this order, for
 //! 1. `$PERFBENCH_TOOL`, a path, taken as it is (a tool of another version refuses the run and
 //!    prints the one command that installs the right one);
 //! 2. `perfbench` on `PATH`, in `$CARGO_HOME/bin` or in `~/.cargo/bin`, when `perfbench
@@ -23,9 +23,6 @@
 //! no network and the crates not in cargo's cache, a read-only cache directory), [`tool`] says
 //! why in a [`Missing`], and the run prints its estimates without the rest (see
 //! [`super::stream`]).
-
-// A build with the `analysis` feature analyses in its own process; see `stream`.
-#![cfg_attr(feature = "analysis", allow(dead_code))]
 
 use std::ffi::OsString;
 use std::fs;
@@ -150,7 +147,12 @@ impl Source {
             Source::Path(dir) => {
                 let root = dir.parent().unwrap_or(dir);
                 let mut hash = Fnv::new();
-                for krate in ["perfbench", "perfbench-macros", "perfbench-cli"] {
+                for krate in [
+                    "perfbench",
+                    "perfbench-macros",
+                    "perfbench-analysis",
+                    "perfbench-cli",
+                ] {
                     fingerprint(&root.join(krate), &mut hash);
                 }
                 format!(

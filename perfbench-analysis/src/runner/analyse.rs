@@ -1,0 +1,684 @@
+//! The analysis half of a run: estimates, the comparison with the previous run or a baseline,
+//! the run history, the terminal and JSON reports, baselines and the HTML report. Its results
+//! come from a benchmark binary over a pipe ([`super::stream`]) or from Callgrind children
+//! (`--simulate`): the same analysis for both.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::stream::{self, Hello};
+use super::{paired, simulate};
+use crate::baseline::Store;
+use crate::history::{Build, History};
+use crate::model::{self, Benchmark, Config, CounterResult, Derived, Outcome, Report, Sampling};
+use crate::report;
+use crate::stats::{self, StatsConfig};
+use perfbench::events::Event;
+use perfbench::machine::Machine;
+use perfbench::runner::cli::{Args, Format};
+use perfbench::runner::output_dir;
+use perfbench::runner::progress::Progress;
+
+/// What the analysis needs of a selected benchmark: its identity and its attribute's options
+/// that outlive the measurement (throughput, counters for `--simulate`, thresholds), read from
+/// the benchmark binary's description of its benchmarks ([`super::stream`]).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Chosen {
+    pub(crate) id: String,
+    pub(crate) group: String,
+    pub(crate) name: String,
+    pub(crate) params: Option<String>,
+    pub(crate) throughput: Option<model::Throughput>,
+    /// The attribute's `counters`, if any.
+    pub(crate) counters: Option<Vec<String>>,
+    /// The attribute's `thresholds`.
+    pub(crate) thresholds: Vec<(String, f64)>,
+}
+
+impl From<perfbench::protocol::stream::Described> for Chosen {
+    fn from(d: perfbench::protocol::stream::Described) -> Chosen {
+        Chosen {
+            id: d.id,
+            group: d.group,
+            name: d.name,
+            params: d.params,
+            throughput: d.throughput,
+            counters: d.counters,
+            thresholds: d.thresholds,
+        }
+    }
+}
+
+impl Chosen {
+    /// Its result without counters.
+    pub(crate) fn result(&self, outcome: Outcome) -> Benchmark {
+        Benchmark {
+            throughput: self.throughput,
+            ..Benchmark::new(
+                &self.id,
+                &self.group,
+                &self.name,
+                self.params.as_deref(),
+                outcome,
+            )
+        }
+    }
+
+    /// Its result when it could not be measured.
+    pub(crate) fn failed(&self, error: String) -> Benchmark {
+        Benchmark {
+            error: Some(error),
+            ..self.result(Outcome::Failed)
+        }
+    }
+}
+
+/// Where a run's results come from.
+enum Source<'a> {
+    /// Under Callgrind, a child process per benchmark (`--simulate`).
+    Simulated {
+        sim: simulate::Simulate,
+        chosen: &'a [Chosen],
+    },
+    /// Measured by a lean benchmark binary, which reads what to print from `output`.
+    Streamed {
+        input: &'a mut dyn BufRead,
+        output: &'a mut dyn Write,
+    },
+}
+
+/// What `perfbench run-suite` hands over: a lean benchmark binary's run to analyse.
+#[derive(Debug)]
+pub struct StreamedSuite {
+    /// The suite's name.
+    pub suite: String,
+    /// The benchmark binary (for the output directory, the run history and saved baselines).
+    pub exe: PathBuf,
+    /// Its command line (without the program), as it was given.
+    pub args: Vec<std::ffi::OsString>,
+}
+
+/// Analyses the run of a benchmark binary, which
+/// measures and writes its results to `input` and prints what it reads from `output` (the
+/// protocol of [`super::stream`]); `args` is its command line. The run's files are written as
+/// `target/perfbench` beside the binary. The `perfbench` tool's `run-suite`.
+pub fn run_streamed(
+    suite: &StreamedSuite,
+    args: &Args,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> ExitCode {
+    // Set once per process: the tool serves one benchmark binary.
+    perfbench::runner::set_bench_exe(suite.exe.clone());
+    // Runs the tool drives itself (the binary handed them over and is gone).
+    if let Some(name) = &args.paired {
+        return paired::paired_with_baseline(&suite.suite, name, args);
+    }
+    if args.simulate {
+        return simulate_for(suite, args);
+    }
+    let hello = match stream::read_hello(input) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let Hello {
+        counters, chosen, ..
+    } = hello;
+    if args.test {
+        return smoke_streamed(&suite.suite, args, input, output);
+    }
+    let config = config_of(args, counters);
+    let source = Source::Streamed { input, output };
+    analysed_run(&suite.suite, args, &chosen, config, source)
+}
+
+/// `--simulate` for a lean binary: its benchmarks as it describes them
+/// (`--perfbench-describe`), each run under Callgrind as a full build runs them.
+fn simulate_for(suite: &StreamedSuite, args: &Args) -> ExitCode {
+    let described = std::process::Command::new(&suite.exe)
+        .args(&suite.args)
+        .arg("--perfbench-describe")
+        .stderr(std::process::Stdio::inherit())
+        .output();
+    let hello = match described {
+        Ok(out) if out.status.success() => stream::read_hello(&mut out.stdout.as_slice()),
+        Ok(out) => Err(format!(
+            "{} --perfbench-describe ended with {}",
+            suite.exe.display(),
+            out.status
+        )),
+        Err(e) => Err(format!("cannot run {}: {e}", suite.exe.display())),
+    };
+    match hello {
+        Ok(h) => simulated_run(&suite.suite, args, &h.chosen),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `--simulate`: each of `chosen` under Callgrind, then the analysis.
+fn simulated_run(suite: &str, args: &Args, chosen: &[Chosen]) -> ExitCode {
+    match simulate::Simulate::prepare(args) {
+        Ok(sim) => {
+            let config = sim.config();
+            analysed_run(
+                suite,
+                args,
+                chosen,
+                config,
+                Source::Simulated { sim, chosen },
+            )
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `--test --json PATH` for a lean binary: the outcomes it sends, written as the report.
+fn smoke_streamed(
+    suite: &str,
+    args: &Args,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> ExitCode {
+    if let Err(e) = stream::send_frame(output, "") {
+        eprintln!("error: the benchmark binary stopped listening: {e}");
+        return ExitCode::from(2);
+    }
+    let mut results = Vec::new();
+    loop {
+        match stream::read_benchmark(input) {
+            Ok(Some(b)) => results.push(b),
+            Ok(None) => break,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match &args.json {
+        Some(path) if !write_smoke(suite, args, results, path) => ExitCode::from(2),
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+/// The analysis of a run whose results come from `source`: each benchmark compared and printed
+/// as soon as it is there, then the summary, the files and the exit code.
+fn analysed_run(
+    suite: &str,
+    args: &Args,
+    chosen: &[Chosen],
+    config: Config,
+    source: Source<'_>,
+) -> ExitCode {
+    let store = Store::new(output_dir());
+    // Held until the run's files are written: a second run of the suite waits here.
+    let _lock = match store.lock(suite, |path| {
+        eprintln!(
+            "note: another run of suite `{suite}` holds {}; waiting for it to finish",
+            path.display()
+        )
+    }) {
+        Ok(lock) => Some(lock),
+        Err(e) => {
+            eprintln!("note: cannot lock the suite's files ({e}); running unlocked");
+            None
+        }
+    };
+    let reference = match reference(&store, suite, args, chosen) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some((name, base)) = &reference {
+        if let Some(note) = simulate::source_note(name, base, args.simulate) {
+            eprintln!("note: {note}");
+        }
+    }
+    // The figures of this build's last runs, which widen a counted run's intervals.
+    let history_path = store.history_path(suite);
+    let build = perfbench::runner::bench_exe().and_then(|e| Build::of(&e));
+    let counted = !matches!(source, Source::Simulated { .. });
+    let mut history = match (counted, build) {
+        (true, Some(build)) => Some(History::load(&history_path, build).unwrap_or_else(
+            |(empty, why)| {
+                eprintln!("note: starting the run history afresh: {why}");
+                empty
+            },
+        )),
+        _ => None,
+    };
+    let style = report::terminal::Style {
+        format: args.format,
+        color: report::terminal::color_wanted(),
+    };
+    let mut reporter = report::terminal::TerminalReporter::new(style);
+    // Each benchmark is compared as soon as it has its result; what to print of it.
+    let mut finished = |r: &mut Benchmark| -> String {
+        if let Some(h) = &history {
+            h.widen(r);
+        }
+        if let Some((_, base)) = &reference {
+            let own = chosen.iter().find(|c| c.id == r.id);
+            add_changes(r, base, &thresholds(own, args));
+        }
+        if args.format == Format::Json {
+            String::new()
+        } else {
+            reporter.bench_done(r)
+        }
+    };
+    let print = |bar: &Progress, text: &str| {
+        if !text.is_empty() {
+            bar.suspend(|| {
+                print!("{text}");
+                let _ = std::io::stdout().flush();
+            });
+        }
+    };
+    let linear = config.sampling == Sampling::Linear;
+    let mut output: Option<&mut dyn Write> = None;
+    let (results, simulator) = match source {
+        Source::Simulated { sim, chosen } => {
+            let bar = Progress::new(chosen.len() as u64);
+            let results = sim.measure(suite, chosen, &bar, &mut |_, r, bar| {
+                let text = finished(r);
+                print(bar, &text);
+            });
+            bar.finish_and_clear();
+            (results, Some(sim.simulator()))
+        }
+        Source::Streamed { input, output: out } => {
+            let mut results = Vec::new();
+            if let Err(e) = stream::send_frame(out, "") {
+                eprintln!("error: the benchmark binary stopped listening: {e}");
+                return ExitCode::from(2);
+            }
+            loop {
+                let raw = match stream::read_benchmark(input) {
+                    Ok(Some(raw)) => raw,
+                    Ok(None) => break,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(2);
+                    }
+                };
+                let mut r = analysed(raw, linear);
+                let text = finished(&mut r);
+                if let Err(e) = stream::send_frame(out, &text) {
+                    eprintln!("error: the benchmark binary stopped listening: {e}");
+                    return ExitCode::from(2);
+                }
+                results.push(r);
+            }
+            output = Some(out);
+            (results, None)
+        }
+    };
+    // The report lists the benchmarks in the order they were selected, whichever finished first.
+    let results = in_chosen_order(results, chosen);
+    let mut emit = |text: &str| match output.as_mut() {
+        Some(out) => {
+            let _ = stream::send_frame(&mut **out, text);
+        }
+        None => {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+    };
+    if let Some(h) = history.as_mut().filter(|_| !args.discard_baseline) {
+        h.record(&results);
+        if let Err(e) = h.save(&history_path) {
+            eprintln!(
+                "note: cannot keep this run's figures in {}: {e}",
+                history_path.display()
+            );
+        }
+    }
+    let widened = results
+        .iter()
+        .flat_map(|b| &b.counters)
+        .filter_map(|c| c.estimate.and_then(|e| e.runs))
+        .map(|r| r.runs)
+        .max();
+    if let (Some(runs), false) = (widened, args.format == Format::Json) {
+        eprintln!(
+            "note: intervals include how far the last {runs} runs of this build strayed from \
+             each other ({})",
+            history_path.display()
+        );
+    }
+    let machine = model::Machine {
+        simulator,
+        ..machine_info(Machine::cached(), &results)
+    };
+    let mut suite_result = Report::new(suite, machine, config, results);
+    suite_result.baseline = reference.as_ref().map(|(name, base)| model::BaselineRef {
+        warnings: base.machine.differences(&suite_result.machine),
+        name: name.clone(),
+        perfbench_version: base.perfbench_version.clone(),
+        machine: base.machine.clone(),
+        runs: u32::try_from(base.runs()).unwrap_or(u32::MAX),
+    });
+    suite_result.build = build;
+    let json = model::json::to_json(&suite_result);
+    if args.format == Format::Json {
+        emit(&format!("{json}\n"));
+    } else {
+        emit(&reporter.finish(&suite_result));
+    }
+    let mut status = ExitCode::SUCCESS;
+    // The latest run (the next run's reference), unless discarded; `--json PATH` always.
+    let latest = (!args.discard_baseline).then(|| store.latest_path(suite));
+    for path in latest.into_iter().chain(args.json.clone()) {
+        if let Err(e) = model::file::write_atomic(&path, json.as_bytes()) {
+            eprintln!(
+                "error: cannot write the JSON report to {}: {e}",
+                path.display()
+            );
+            status = ExitCode::from(2);
+        }
+    }
+    if !write_html(&suite_result, reference.as_ref().map(|(_, b)| b), args) {
+        status = ExitCode::from(2);
+    }
+    if let Some(name) = &args.save_baseline {
+        // A baseline saved again from the same build keeps the runs it had.
+        let kept = store.baseline(name, suite).ok();
+        let (json, runs) = with_earlier_runs(&suite_result, kept.as_ref(), &json);
+        let saved = store.save_baseline(name, suite, &json).and_then(|path| {
+            // The executable too, for `--paired NAME`.
+            let exe = perfbench::runner::bench_exe().ok_or_else(|| {
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no benchmark executable")
+            })?;
+            store.save_executable(name, suite, &exe).map(|_| path)
+        });
+        match saved {
+            Ok(path) => {
+                if args.format != Format::Json {
+                    let runs = if runs > 1 {
+                        format!(" ({runs} runs of this build)")
+                    } else {
+                        String::new()
+                    };
+                    eprintln!("saved baseline `{name}`{runs}: {}", path.display());
+                }
+            }
+            Err(e) => {
+                eprintln!("error: cannot save baseline `{name}`: {e}");
+                status = ExitCode::from(2);
+            }
+        }
+    }
+    if status != ExitCode::SUCCESS {
+        return status;
+    }
+    let (failed, regressed) = failed_and_regressed(&suite_result);
+    if failed || (args.fail_on_regression && regressed) {
+        return ExitCode::from(1);
+    }
+    status
+}
+
+/// `results` in `chosen`'s order (any not chosen last, in their order).
+fn in_chosen_order(results: Vec<Benchmark>, chosen: &[Chosen]) -> Vec<Benchmark> {
+    let mut keyed: Vec<(usize, Benchmark)> = results
+        .into_iter()
+        .map(|b| {
+            let at = chosen
+                .iter()
+                .position(|c| c.id == b.id)
+                .unwrap_or(usize::MAX);
+            (at, b)
+        })
+        .collect();
+    perfbench::sorting::sort_by(&mut keyed, |a, b| a.0.cmp(&b.0));
+    keyed.into_iter().map(|(_, b)| b).collect()
+}
+
+/// A measured benchmark's result: its samples with the estimates of every counter and the
+/// derived metrics (`linear`: the samples' iteration counts grow linearly, and the estimate is
+/// the regression's slope). Estimates it carried are computed afresh.
+pub(crate) fn analysed(mut bench: Benchmark, linear: bool) -> Benchmark {
+    if bench.outcome != Outcome::Measured {
+        return bench;
+    }
+    let cfg = StatsConfig::default();
+    for c in &mut bench.counters {
+        c.estimate = stats::estimate_rounds(
+            &c.per_iteration,
+            linear.then_some(c.iterations.as_slice()),
+            &c.rounds,
+            &cfg,
+        );
+    }
+    bench.derived = derived_metrics(&bench.counters, &cfg);
+    bench
+}
+
+/// The document to keep for `report` (whose JSON is `json`) and how many runs it holds:
+/// `json` itself, or, where `older` is a run of the same build
+/// ([`Report::keep_earlier_runs`]), the report with `older`'s runs.
+fn with_earlier_runs(report: &Report, older: Option<&Report>, json: &str) -> (String, usize) {
+    if let Some(older) = older {
+        let mut kept = report.clone();
+        if kept.keep_earlier_runs(older) {
+            return (model::json::to_json(&kept), kept.runs());
+        }
+    }
+    (json.to_owned(), 1)
+}
+
+/// Writes the HTML report of a finished run to `target/perfbench/report/` (feature `html`):
+/// this suite's benchmark pages, with `baseline`'s samples overlaid when given, and the index
+/// of every suite. False, after saying why, when it cannot be written.
+pub(crate) fn write_html(report: &Report, baseline: Option<&Report>, args: &Args) -> bool {
+    let reports = output_dir();
+    let dir = reports.join("report");
+    let input = report::html::SuiteInput { report, baseline };
+    match report::html::write_run(&dir, &reports, input) {
+        Ok(()) => {
+            if args.format != Format::Json {
+                eprintln!("HTML report: {}", dir.join("index.html").display());
+            }
+            true
+        }
+        Err(e) => {
+            eprintln!(
+                "error: cannot write the HTML report to {}: {e}",
+                dir.display()
+            );
+            false
+        }
+    }
+}
+
+/// Whether any benchmark of `report` failed or panicked, and whether any counter regressed:
+/// what exit code 1 is for (the regression only with `--fail-on-regression`).
+pub(crate) fn failed_and_regressed(report: &Report) -> (bool, bool) {
+    let failed = report
+        .benchmarks
+        .iter()
+        .any(|b| matches!(b.outcome, Outcome::Panicked | Outcome::Failed));
+    let regressed = report.benchmarks.iter().flat_map(|b| &b.counters).any(|c| {
+        c.change
+            .is_some_and(|ch| ch.verdict == model::Verdict::Regressed)
+    });
+    (failed, regressed)
+}
+
+/// What this run is compared with: `--baseline NAME` (strict: every selected benchmark must be
+/// in it), `--baseline-lenient NAME`, or else the previous run, if one reads. An unusable
+/// `--baseline` is an error; an unreadable previous run only a note.
+fn reference(
+    store: &Store,
+    suite: &str,
+    args: &Args,
+    chosen: &[Chosen],
+) -> Result<Option<(String, Report)>, String> {
+    let Some(b) = &args.baseline else {
+        return Ok(match store.previous(suite) {
+            None => None,
+            Some(Ok(r)) => Some(("previous run".to_owned(), r)),
+            Some(Err(e)) => {
+                eprintln!("note: not comparing with the previous run: {e}");
+                None
+            }
+        });
+    };
+    let report = store.baseline(&b.name, suite).map_err(|e| e.to_string())?;
+    if !b.lenient {
+        let missing: Vec<&str> = chosen
+            .iter()
+            .filter(|c| report.bench(&c.id).is_none())
+            .map(|c| c.id.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "baseline `{}` has no {}: {} (save it again, or use --baseline-lenient {} to \
+                 report them as new)",
+                b.name,
+                if missing.len() == 1 {
+                    "result for this benchmark"
+                } else {
+                    "results for these benchmarks"
+                },
+                missing.join(", "),
+                b.name
+            ));
+        }
+    }
+    Ok(Some((b.name.clone(), report)))
+}
+
+/// The comparison settings of one benchmark: the command line's, with the attribute's
+/// `thresholds` (`own`'s) for the counters the command line does not name.
+fn thresholds(own: Option<&Chosen>, args: &Args) -> crate::compare::Settings {
+    let mut settings = args.thresholds.clone();
+    if let Some(own) = own.filter(|c| !c.thresholds.is_empty()) {
+        // Later entries win: the attribute's first, then the command line's.
+        let cli = std::mem::take(&mut settings.thresholds);
+        settings.thresholds = own.thresholds.iter().cloned().chain(cli).collect();
+    }
+    settings
+}
+
+/// Adds to `bench` each counter's change since the same benchmark's counter in `base`, where
+/// both were measured.
+fn add_changes(bench: &mut Benchmark, base: &Report, settings: &crate::compare::Settings) {
+    let Some(old) = base
+        .bench(&bench.id)
+        .filter(|b| b.outcome == Outcome::Measured)
+    else {
+        return;
+    };
+    if bench.outcome != Outcome::Measured {
+        return;
+    }
+    for c in &mut bench.counters {
+        if let Some(o) = old.counter(&c.name) {
+            let earlier = base.earlier_figures(&bench.id, &c.name);
+            c.change = crate::compare::counter_change_over_runs(o, &earlier, c, &[], settings).ok();
+        }
+    }
+}
+
+pub(crate) fn run_config(args: &Args, events: &[Event]) -> Config {
+    config_of(args, events.iter().map(|e| e.name.clone()).collect())
+}
+
+/// The run's configuration, measuring `counters` by default.
+fn config_of(args: &Args, counters: Vec<String>) -> Config {
+    let plan = perfbench::runner::RunPlan::of(args);
+    Config {
+        sample_size: plan.sample_size,
+        warm_up_time: plan.warm_up_time,
+        measurement_time: plan.measurement_time,
+        sampling: if plan.linear {
+            Sampling::Linear
+        } else {
+            Sampling::Flat
+        },
+        counters,
+        confidence: stats::DEFAULT_CONFIDENCE,
+        resamples: stats::DEFAULT_RESAMPLES,
+        rounds: plan.rounds,
+    }
+}
+
+/// `ipc` (instructions / cycles), `branch-miss-rate` and `cache-miss-rate`, per sample, where
+/// both counters were measured.
+pub(crate) fn derived_metrics(counters: &[CounterResult], cfg: &StatsConfig) -> Vec<Derived> {
+    let find = |name: &str| {
+        counters
+            .iter()
+            .find(|c| c.name == name || c.name.starts_with(&format!("{name}:")))
+    };
+    let mut out = Vec::new();
+    for (name, num, den) in [
+        ("ipc", "instructions", "cycles"),
+        ("branch-miss-rate", "branch-misses", "branches"),
+        ("cache-miss-rate", "cache-misses", "cache-references"),
+    ] {
+        if let (Some(n), Some(d)) = (find(num), find(den)) {
+            let per_sample: Vec<f64> = n
+                .per_iteration
+                .iter()
+                .zip(&d.per_iteration)
+                .filter(|(_, d)| **d > 0.0)
+                .map(|(n, d)| n / d)
+                .collect();
+            let estimate = stats::estimate(&per_sample, None, cfg);
+            out.push(Derived {
+                name: name.to_owned(),
+                per_sample,
+                estimate,
+            });
+        }
+    }
+    out
+}
+
+pub(crate) fn machine_info(m: &Machine, results: &[Benchmark]) -> model::Machine {
+    let mut sources: Vec<(String, perfbench::counters::Source)> = Vec::new();
+    for c in results.iter().flat_map(|b| &b.counters) {
+        if !sources.iter().any(|(n, _)| *n == c.name) {
+            sources.push((c.name.clone(), c.source));
+        }
+    }
+    model::Machine {
+        cpu: m.cpu_model.clone(),
+        arch: m.arch.clone(),
+        kernel: m.kernel.clone(),
+        cpus: m.cpus,
+        pmus: m.pmus.clone(),
+        core_pmus: m.core_pmus.clone(),
+        paranoid: m.paranoid,
+        sources,
+        simulator: None,
+    }
+}
+
+fn write_smoke(suite: &str, args: &Args, results: Vec<Benchmark>, path: &Path) -> bool {
+    let machine = machine_info(Machine::cached(), &results);
+    let report = Report::new(suite, machine, run_config(args, &[]), results);
+    let json = model::json::to_json(&report);
+    if let Err(e) = model::file::write_atomic(path, json.as_bytes()) {
+        eprintln!(
+            "error: cannot write the JSON report to {}: {e}",
+            path.display()
+        );
+        return false;
+    }
+    true
+}

@@ -1,0 +1,13 @@
+//! The runs the `perfbench` tool analyses: a benchmark binary's run over a pipe
+//! ([`run_streamed`], `perfbench run-suite`), paired runs of two builds ([`paired`],
+//! `--paired` and `perfbench ab`), and runs under Callgrind ([`simulate`], `--simulate`).
+
+mod analyse;
+pub mod paired;
+pub mod simulate;
+mod stream;
+
+pub(crate) use analyse::{
+    derived_metrics, failed_and_regressed, machine_info, run_config, write_html,
+};
+pub use analyse::{run_streamed, StreamedSuite};

@@ -1,0 +1,626 @@
+//! The verdict of a **paired** run: the baseline build and the new build measured alternately in
+//! one run, sample `k` of one side taken right beside sample `k` of the other (see
+//! [`crate::runner::paired`] for the order, which also cancels linear drift).
+//!
+//! # Method
+//! Each pair gives one difference, so whatever the machine did during a pair (a slower clock, a
+//! busy neighbour for a few milliseconds) scales both of its samples alike and cancels:
+//!
+//! 1. **The per-pair change**: `d_k = ln(new_k / base_k)` when every value is positive (time,
+//!    cycles, instructions), else the plain difference `new_k - base_k` (counters that read 0
+//!    per iteration, such as page-faults in a steady loop), turned into a ratio against the
+//!    baseline's median.
+//! 2. **Rounds**: a paired run is measured in rounds, each a fresh call of the benchmark
+//!    function on every side (fresh setup, fresh allocations) with its share of the pairs. Two
+//!    processes differ in ways that last as long as the process or the allocation (where the
+//!    kernel put a buffer's pages, and so which cache sets it uses): within one round that is a
+//!    constant bias no number of pairs averages away. So each round gives one observation, its
+//!    change: the Hodges-Lehmann estimator of its `d_k` (the median of all pairwise averages
+//!    `(d_i + d_j) / 2`, `i <= j`: as robust as the median to a pair hit by a burst of noise,
+//!    nearly as efficient as the mean on clean data). With fewer than three rounds each pair is
+//!    an observation instead.
+//! 3. **Over rounds**, the estimate is the 20% trimmed mean of the rounds' changes
+//!    ([`ROUND_TRIM`]: the lowest and highest fifth left out), the interval and the p-value
+//!    Yuen's one-sample trimmed-mean t-test's (the standard error from the winsorized variance,
+//!    `h - 1` degrees of freedom for the `h` rounds kept): a round in which one side's process
+//!    was disturbed throughout (a neighbour, a bad placement of its memory) reads as a change of
+//!    10-30% here, and one such round in twenty widened the plain mean's t-interval enough to
+//!    hide a 2% change; trimming costs little on clean rounds. With ten rounds or fewer a rank
+//!    test has too few values to be significant at all (five rounds that all agree give
+//!    p = 0.06), while each round's change is already robust to the pairs hit by noise. Below
+//!    five rounds nothing is trimmed (Student's t-test). **Over pairs**
+//!    (fewer than three rounds) the estimate is the Hodges-Lehmann estimator of the pairs, the
+//!    interval the matching distribution-free one (from the Wilcoxon signed-rank statistic's
+//!    normal approximation), and the p-value the signed-rank test's.
+//! 4. **The verdict**: regressed when the p-value is below [`CompareConfig::significance`] and
+//!    the whole interval of the ratio lies above `1 + threshold`; improved when below
+//!    `1 - threshold`. The threshold is [`CompareConfig::paired_threshold`] (by default 0.5% for
+//!    time and cycles, see [`CounterKind::paired_threshold`](super::CounterKind::paired_threshold)):
+//!    lower than for separate runs, since the drift between runs that those thresholds absorb
+//!    cancels here. A change of at least [`CompareConfig::min_step`] per iteration (one count
+//!    of an exact counter) is a change at any size, when significant.
+//!
+//! When to trust it: the pairs must be exchangeable apart from the change. Two processes of the
+//! same build can still differ a little (memory placement, code alignment); the null control
+//! (`--null-control`: the new build against a second copy of itself in the same run) measures
+//! exactly that, and the verdict is refused when the null comparison is itself flagged.
+
+use super::compare::{Change, CompareConfig, Method, Verdict};
+use super::rounds::MIN_ROUNDS;
+use super::univariate::median_in_place;
+
+/// Compares `new` with `base`, sample `k` of one paired with sample `k` of the other (extra
+/// samples on one side are ignored; pairs with a non-finite value are dropped). See the
+/// [module documentation](self).
+///
+/// ```
+/// use perfbench_analysis::stats::{compare_paired, CompareConfig, Method, Verdict};
+///
+/// // The machine drifts by 20% over the run; the two builds alternate, so each pair shares it.
+/// let drift = |i: usize| 1.0 + 0.2 * i as f64 / 60.0;
+/// let base: Vec<f64> = (0..60).map(|i| 100.0 * drift(i) + (i % 3) as f64).collect();
+/// let new: Vec<f64> = (0..60).map(|i| 103.0 * drift(i) + ((i + 1) % 3) as f64).collect();
+/// let change = compare_paired(&base, &new, &CompareConfig::for_counter("wall-time"));
+/// assert_eq!((change.verdict, change.method), (Verdict::Regressed, Method::Paired));
+/// assert!((change.ratio.unwrap() - 1.03).abs() < 0.01);
+/// ```
+pub fn compare_paired(base: &[f64], new: &[f64], cfg: &CompareConfig) -> Change {
+    compare_paired_rounds(&[base], &[new], cfg)
+}
+
+/// Compares `new` with `base` measured in rounds of pairs: round `r` of one side paired with
+/// round `r` of the other, sample by sample. With at least [`MIN_ROUNDS`] rounds holding a
+/// pair, each round's change (the Hodges-Lehmann estimate of its pairs) is one observation,
+/// and the estimate, interval and p-value are a t-test's over the rounds: what differs between
+/// rounds (a fresh call of the benchmark, fresh allocations, another stretch of the run) is
+/// then part of the noise the verdict is held against, not a bias it can mistake for a change.
+/// With fewer rounds every pair is an observation. See the [module documentation](self).
+///
+/// ```
+/// use perfbench_analysis::stats::{compare_paired_rounds, CompareConfig, Verdict};
+///
+/// let base: Vec<Vec<f64>> = (0..5).map(|r| vec![100.0 + f64::from(r); 10]).collect();
+/// let new: Vec<Vec<f64>> = base.iter().map(|round| round.iter().map(|x| x * 1.1).collect()).collect();
+/// let (b, n): (Vec<&[f64]>, Vec<&[f64]>) =
+///     (base.iter().map(Vec::as_slice).collect(), new.iter().map(Vec::as_slice).collect());
+/// let change = compare_paired_rounds(&b, &n, &CompareConfig::for_counter("wall-time"));
+/// assert_eq!(change.verdict, Verdict::Regressed);
+/// ```
+pub fn compare_paired_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> Change {
+    let rounds: Vec<Vec<(f64, f64)>> = base
+        .iter()
+        .zip(new)
+        .map(|(a, b)| {
+            a.iter()
+                .zip(b.iter())
+                .map(|(&a, &b)| (a, b))
+                .filter(|(a, b)| a.is_finite() && b.is_finite())
+                .collect::<Vec<_>>()
+        })
+        .filter(|r| !r.is_empty())
+        .collect();
+    let pairs: Vec<(f64, f64)> = rounds.iter().flatten().copied().collect();
+    let mut level: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+    let baseline = if level.is_empty() {
+        0.0
+    } else {
+        median_in_place(&mut level)
+    };
+    let threshold = cfg.paired_threshold;
+    let unchanged = Change {
+        baseline,
+        ratio: None,
+        ci_low: None,
+        ci_high: None,
+        p_value: 1.0,
+        threshold,
+        verdict: Verdict::Unchanged,
+        method: Method::Paired,
+    };
+    if pairs.len() < 2 {
+        return unchanged;
+    }
+    let positive = pairs.iter().all(|&(a, b)| a > 0.0 && b > 0.0);
+    let change = |(a, b): (f64, f64)| if positive { (b / a).ln() } else { b - a };
+    // The observations: one per round when there are enough rounds, else one per pair.
+    let (d, steps): (Vec<f64>, Vec<f64>) = if rounds.len() >= MIN_ROUNDS {
+        rounds
+            .iter()
+            .map(|r| {
+                let d: Vec<f64> = r.iter().map(|&p| change(p)).collect();
+                let s: Vec<f64> = r.iter().map(|(a, b)| b - a).collect();
+                (hodges_lehmann(&d), hodges_lehmann(&s))
+            })
+            .unzip()
+    } else {
+        pairs.iter().map(|&p| (change(p), p.1 - p.0)).unzip()
+    };
+    let to_ratio = |x: f64| -> Option<f64> {
+        if positive {
+            Some(x.exp())
+        } else {
+            (baseline > 0.0).then(|| 1.0 + x / baseline)
+        }
+    };
+    let by_rounds = rounds.len() >= MIN_ROUNDS;
+    let (centre, step, p_value, (low, high)) = if by_rounds {
+        let (centre, p, interval) = trimmed_t_statistics(&d, cfg.confidence);
+        (centre, trimmed_mean(&steps), p, interval)
+    } else {
+        (
+            hodges_lehmann(&d),
+            hodges_lehmann(&steps),
+            signed_rank_p(&d),
+            signed_rank_interval(&d, cfg.confidence),
+        )
+    };
+    let ratio = to_ratio(centre);
+    let (ci_low, ci_high) = match (to_ratio(low), to_ratio(high)) {
+        (Some(l), Some(h)) => (Some(l), Some(h)),
+        _ => (None, None),
+    };
+    let significant = p_value < cfg.significance;
+    let stepped = significant && cfg.min_step.is_finite() && step.abs() >= cfg.min_step;
+    let verdict = if !threshold.is_finite() || !significant {
+        Verdict::Unchanged
+    } else if let (Some(l), Some(h)) = (ci_low, ci_high) {
+        if l > 1.0 + threshold || (stepped && step > 0.0) {
+            Verdict::Regressed
+        } else if h < 1.0 - threshold || (stepped && step < 0.0) {
+            Verdict::Improved
+        } else {
+            Verdict::Unchanged
+        }
+    } else {
+        // No ratio (the baseline reads 0 or less): the sign of a significant step.
+        super::rounds::step_verdict(step, cfg)
+    };
+    Change {
+        ratio,
+        ci_low,
+        ci_high,
+        p_value,
+        verdict,
+        ..unchanged
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+/// The share of the rounds' changes that [`compare_paired_rounds`] trims from each end before
+/// averaging them (Yuen's trimmed-mean t-test): a fifth, the usual choice for a robust
+/// location test, so one or two disturbed rounds in twenty cannot move the verdict.
+pub const ROUND_TRIM: f64 = 0.2;
+
+/// How many values [`ROUND_TRIM`] leaves out at each end of `n`: none below five.
+fn trimmed_count(n: usize) -> usize {
+    (ROUND_TRIM * n as f64).floor() as usize
+}
+
+/// The [`ROUND_TRIM`] trimmed mean of `d` (the plain mean of fewer than five values).
+fn trimmed_mean(d: &[f64]) -> f64 {
+    let mut s = d.to_vec();
+    perfbench::sorting::sort_f64(&mut s);
+    let k = trimmed_count(s.len());
+    mean(&s[k..s.len() - k])
+}
+
+/// Yuen's one-sample trimmed-mean t-test that the centre of `d` is 0 (`d` has at least two
+/// values): the [`ROUND_TRIM`] trimmed mean, the two-sided p-value, and the interval at
+/// `confidence`. With `k` values trimmed from each end of `n` and `h = n - 2k` kept, the
+/// standard error is `sqrt((n - 1) * s_w^2 / (h * (h - 1)))`, `s_w^2` the variance of `d`
+/// winsorized at the same points, with `h - 1` degrees of freedom; with `k = 0` that is
+/// Student's t-test. Identical values give a point interval, and p = 0 unless they are 0.
+fn trimmed_t_statistics(d: &[f64], confidence: f64) -> (f64, f64, (f64, f64)) {
+    let mut s = d.to_vec();
+    perfbench::sorting::sort_f64(&mut s);
+    let n = s.len();
+    let k = trimmed_count(n);
+    let h = n - 2 * k;
+    let m = mean(&s[k..n - k]);
+    let (lo, hi) = (s[k], s[n - k - 1]);
+    let winsorized: Vec<f64> = s.iter().map(|&x| x.clamp(lo, hi)).collect();
+    let wm = mean(&winsorized);
+    let sw2 =
+        winsorized.iter().map(|x| (x - wm) * (x - wm)).sum::<f64>() / (n as f64 - 1.0).max(1.0);
+    let se = ((n as f64 - 1.0) * sw2 / (h as f64 * (h as f64 - 1.0).max(1.0))).sqrt();
+    t_statistics(m, se, (h as f64 - 1.0).max(1.0), confidence)
+}
+
+/// The two-sided p-value of a t-test that the estimate `m`, of standard error `se` with `df`
+/// degrees of freedom, is 0, and its interval at `confidence`. `se` of 0 gives a point
+/// interval, and p = 0 unless `m` is 0.
+fn t_statistics(m: f64, se: f64, df: f64, confidence: f64) -> (f64, f64, (f64, f64)) {
+    if se == 0.0 || !se.is_finite() {
+        let p = if m == 0.0 { 1.0 } else { 0.0 };
+        return (m, p, (m, m));
+    }
+    let p = super::ttest::student_t_two_sided(m / se, df);
+    let t = super::ttest::student_t_quantile_two_sided(confidence, df);
+    (m, p, (m - t * se, m + t * se))
+}
+
+/// The pairwise averages `(d_i + d_j) / 2`, `i <= j`, sorted.
+fn walsh_averages(d: &[f64]) -> Vec<f64> {
+    let mut w = Vec::with_capacity(d.len() * (d.len() + 1) / 2);
+    for (i, &x) in d.iter().enumerate() {
+        for &y in &d[i..] {
+            w.push(0.5 * x + 0.5 * y);
+        }
+    }
+    perfbench::sorting::sort_f64(&mut w);
+    w
+}
+
+/// The Hodges-Lehmann estimate of the centre of `d`: the median of its pairwise averages
+/// (0 for an empty slice).
+///
+/// ```
+/// use perfbench_analysis::stats::paired::hodges_lehmann;
+///
+/// // The median of the pairwise averages: robust to the one large difference, unlike the
+/// // mean (7.5).
+/// assert_eq!(hodges_lehmann(&[1.0, 2.0, 3.0, 24.0]), 2.75);
+/// ```
+pub fn hodges_lehmann(d: &[f64]) -> f64 {
+    let w = walsh_averages(d);
+    match w.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => w[n / 2],
+        n => 0.5 * w[n / 2 - 1] + 0.5 * w[n / 2],
+    }
+}
+
+/// The distribution-free interval for the centre of `d` at `confidence` that goes with the
+/// Wilcoxon signed-rank test: the pairwise averages of ranks `C + 1` and `M - C`, where `M` is
+/// their number and `C` the test's critical count (normal approximation).
+///
+/// ```
+/// use perfbench_analysis::stats::paired::signed_rank_interval;
+///
+/// let d: Vec<f64> = (0..40).map(|i| 3.0 + f64::from(i % 5) - 2.0).collect(); // centred on 3
+/// let (low, high) = signed_rank_interval(&d, 0.95);
+/// assert!(low <= 3.0 && 3.0 <= high && high - low < 2.0);
+/// ```
+pub fn signed_rank_interval(d: &[f64], confidence: f64) -> (f64, f64) {
+    let w = walsh_averages(d);
+    let Some(&last) = w.last() else {
+        return (0.0, 0.0);
+    };
+    let n = d.len() as f64;
+    let m = w.len() as f64;
+    let z = normal_quantile_two_sided(confidence);
+    let sd = (n * (n + 1.0) * (2.0 * n + 1.0) / 24.0).sqrt();
+    let c = (m / 2.0 - z * sd).floor().max(0.0) as usize;
+    if c >= w.len() / 2 {
+        // Too few pairs for an interval narrower than everything.
+        return (w[0], last);
+    }
+    (w[c], w[w.len() - 1 - c])
+}
+
+/// The two-sided p-value of the Wilcoxon signed-rank test that the differences `d` are
+/// centred on 0 (normal approximation with the correction for ties; zeros dropped). 1 when
+/// every difference is 0.
+///
+/// ```
+/// use perfbench_analysis::stats::paired::signed_rank_p;
+///
+/// let shifted: Vec<f64> = (0..30).map(|i| 1.0 + f64::from(i % 3) * 0.1).collect();
+/// assert!(signed_rank_p(&shifted) < 0.001);
+/// assert_eq!(signed_rank_p(&[0.0; 10]), 1.0);
+/// ```
+pub fn signed_rank_p(d: &[f64]) -> f64 {
+    let mut nonzero: Vec<f64> = d.iter().copied().filter(|x| *x != 0.0).collect();
+    if nonzero.is_empty() {
+        return 1.0;
+    }
+    perfbench::sorting::sort_by(&mut nonzero, |a, b| a.abs().total_cmp(&b.abs()));
+    let n = nonzero.len() as f64;
+    let (mut w_plus, mut ties) = (0.0, 0.0);
+    let mut i = 0;
+    while i < nonzero.len() {
+        let mut j = i;
+        while j + 1 < nonzero.len() && nonzero[j + 1].abs() == nonzero[i].abs() {
+            j += 1;
+        }
+        let t = (j - i + 1) as f64;
+        let mid = (i + j) as f64 / 2.0 + 1.0;
+        w_plus += mid * nonzero[i..=j].iter().filter(|x| **x > 0.0).count() as f64;
+        ties += t * t * t - t;
+        i = j + 1;
+    }
+    let mean = n * (n + 1.0) / 4.0;
+    let var = n * (n + 1.0) * (2.0 * n + 1.0) / 24.0 - ties / 48.0;
+    if var <= 0.0 {
+        // Every |difference| tied and of one sign: as extreme as the test can see.
+        return super::rounds::erfc(n.sqrt() / std::f64::consts::SQRT_2).min(1.0);
+    }
+    let z = (w_plus - mean).abs() / var.sqrt();
+    super::rounds::erfc(z / std::f64::consts::SQRT_2).min(1.0)
+}
+
+/// `z` such that a standard normal lies within `+-z` with probability `confidence` (a NaN or
+/// out-of-range confidence means 0.95).
+fn normal_quantile_two_sided(confidence: f64) -> f64 {
+    super::ttest::quantile_two_sided(confidence, 40.0, |z| {
+        super::rounds::erfc(z / std::f64::consts::SQRT_2)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::rng::Rng;
+    use crate::stats::CounterKind;
+
+    fn time() -> CompareConfig {
+        CompareConfig::for_kind(CounterKind::Time)
+    }
+
+    #[test]
+    fn quantile_matches_the_table() {
+        assert!((normal_quantile_two_sided(0.95) - 1.959_964).abs() < 1e-4);
+        assert!((normal_quantile_two_sided(0.99) - 2.575_829).abs() < 1e-4);
+        assert!((normal_quantile_two_sided(f64::NAN) - 1.959_964).abs() < 1e-4);
+    }
+
+    #[test]
+    fn hodges_lehmann_of_small_sets() {
+        assert_eq!(hodges_lehmann(&[]), 0.0);
+        assert_eq!(hodges_lehmann(&[3.0]), 3.0);
+        // Walsh averages of 1, 2, 10: 1, 1.5, 2, 5.5, 6, 10 -> median 3.75.
+        assert_eq!(hodges_lehmann(&[1.0, 2.0, 10.0]), 3.75);
+        // Robust: one wild value barely moves it.
+        let mut d = vec![1.0; 20];
+        d[0] = 1e9;
+        assert_eq!(hodges_lehmann(&d), 1.0);
+    }
+
+    #[test]
+    fn signed_rank_p_values() {
+        assert_eq!(signed_rank_p(&[0.0, 0.0]), 1.0);
+        // Symmetric around 0: no evidence.
+        assert!(signed_rank_p(&[-3.0, -2.0, -1.0, 1.0, 2.0, 3.0]) > 0.9);
+        // 20 positive differences: far beyond chance.
+        let d: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert!(signed_rank_p(&d) < 1e-3);
+        // All tied and positive (an exact counter one count apart).
+        assert!(signed_rank_p(&[1.0; 30]) < 1e-6);
+    }
+
+    #[test]
+    fn interval_covers_the_centre() {
+        let mut rng = Rng::new(7);
+        let mut covered = 0;
+        for _ in 0..200 {
+            let d: Vec<f64> = (0..40).map(|_| 0.5 + rng.normal()).collect();
+            let (l, h) = signed_rank_interval(&d, 0.95);
+            assert!(l <= hodges_lehmann(&d) && hodges_lehmann(&d) <= h);
+            covered += usize::from(l <= 0.5 && 0.5 <= h);
+        }
+        // 95% nominal: 190 of 200 expected, allow for chance.
+        assert!((180..=200).contains(&covered), "{covered}");
+        // Too few values: everything.
+        assert_eq!(signed_rank_interval(&[1.0, 5.0], 0.95), (1.0, 5.0));
+    }
+
+    #[test]
+    fn yuens_trimmed_t_test_by_hand() {
+        // n = 10: two values trimmed from each end, h = 6 kept, 5 degrees of freedom.
+        let d = [0.1, 0.2, 0.25, 0.3, -1.0, 0.22, 0.18, 0.21, 0.19, 0.5];
+        let (m, p, (lo, hi)) = trimmed_t_statistics(&d, 0.95);
+        assert!((m - 0.208_333_333).abs() < 1e-9, "{m}");
+        // se = sqrt(9 * s_w^2 / (6 * 5)) = 0.016421530..., t(0.975, 5) = 2.570582
+        assert!((lo - 0.166_120_44).abs() < 1e-6, "{lo}");
+        assert!((hi - 0.250_546_22).abs() < 1e-6, "{hi}");
+        assert!(p < 1e-4, "{p}");
+        assert_eq!(trimmed_count(10), 2);
+        // Fewer than five values: nothing trimmed, Student's t-test.
+        assert_eq!(trimmed_count(4), 0);
+        let (m, _, (lo, hi)) = trimmed_t_statistics(&[1.0, 2.0, 3.0, 4.0], 0.95);
+        // mean 2.5, se = sqrt(5/3 / 4), t(0.975, 3) = 3.182446
+        let half = 3.182_446 * (5.0_f64 / 3.0 / 4.0).sqrt();
+        assert!(
+            (m - 2.5).abs() < 1e-12
+                && (lo - (2.5 - half)).abs() < 1e-5
+                && (hi - (2.5 + half)).abs() < 1e-5
+        );
+        // Identical values: a point interval.
+        assert_eq!(
+            trimmed_t_statistics(&[0.3; 6], 0.95),
+            (0.3, 0.0, (0.3, 0.3))
+        );
+        assert_eq!(trimmed_mean(&[5.0, 1.0, 2.0, 3.0, 100.0]), 10.0 / 3.0);
+    }
+
+    #[test]
+    fn a_disturbed_round_does_not_hide_a_change() {
+        // 20 rounds whose pairs read +2%, as measured here, except two in which one side's
+        // process was disturbed throughout (-18% and -28%, as in bench-compare/paired.sh).
+        let base: Vec<Vec<f64>> = (0..20)
+            .map(|r| {
+                (0..10)
+                    .map(|i| 100.0 + f64::from((r * 7 + i) % 5) * 0.02)
+                    .collect()
+            })
+            .collect();
+        let new: Vec<Vec<f64>> = base
+            .iter()
+            .enumerate()
+            .map(|(r, round)| {
+                let factor = match r {
+                    3 => 0.82,
+                    11 => 0.72,
+                    _ => 1.02 + 0.002 * ((r % 3) as f64 - 1.0),
+                };
+                round.iter().map(|x| x * factor).collect()
+            })
+            .collect();
+        let (b, n): (Vec<&[f64]>, Vec<&[f64]>) = (
+            base.iter().map(Vec::as_slice).collect(),
+            new.iter().map(Vec::as_slice).collect(),
+        );
+        let c = compare_paired_rounds(&b, &n, &time());
+        assert_eq!(c.verdict, Verdict::Regressed, "{c:?}");
+        assert!((c.ratio.unwrap() - 1.02).abs() < 0.002, "{c:?}");
+        // The plain mean over the same rounds is pulled below 1 + threshold: what the
+        // trimming is for.
+        let d: Vec<f64> = (0..20)
+            .map(|r| match r {
+                3 => 0.82_f64.ln(),
+                11 => 0.72_f64.ln(),
+                _ => (1.02 + 0.002 * ((r % 3) as f64 - 1.0)).ln(),
+            })
+            .collect();
+        assert!(mean(&d).exp() < 1.005, "{}", mean(&d).exp());
+    }
+
+    /// Two sides with a common drift (each pair's samples scaled alike) and independent noise.
+    fn drifting(rng: &mut Rng, k: usize, change: f64, noise: f64) -> (Vec<f64>, Vec<f64>) {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for i in 0..k {
+            // The machine's speed wanders by +-20% over the run.
+            let drift = 1.0 + 0.2 * (i as f64 / k as f64 * 6.0).sin();
+            a.push(100.0 * drift * (1.0 + noise * rng.normal()).max(0.5));
+            b.push(100.0 * change * drift * (1.0 + noise * rng.normal()).max(0.5));
+        }
+        (a, b)
+    }
+
+    #[test]
+    fn drift_cancels_and_small_changes_show() {
+        let mut rng = Rng::new(11);
+        let cfg = time();
+        let (mut false_alarms, mut caught) = (0, 0);
+        for _ in 0..100 {
+            let (a, b) = drifting(&mut rng, 100, 1.0, 0.01);
+            false_alarms += usize::from(compare_paired(&a, &b, &cfg).verdict != Verdict::Unchanged);
+            let (a, b) = drifting(&mut rng, 100, 1.02, 0.01);
+            let c = compare_paired(&a, &b, &cfg);
+            caught += usize::from(c.verdict == Verdict::Regressed);
+            assert_eq!(c.method, Method::Paired);
+        }
+        assert!(false_alarms <= 5, "{false_alarms}");
+        assert!(caught >= 95, "{caught}");
+        // Improvements are symmetric.
+        let (a, b) = drifting(&mut rng, 100, 0.95, 0.01);
+        let c = compare_paired(&a, &b, &cfg);
+        assert_eq!(c.verdict, Verdict::Improved);
+        assert!((c.ratio.unwrap() - 0.95).abs() < 0.01, "{c:?}");
+        assert!(c.ci_low.unwrap() < c.ratio.unwrap() && c.ratio.unwrap() < c.ci_high.unwrap());
+    }
+
+    #[test]
+    fn within_the_threshold_is_unchanged_even_when_significant() {
+        let a = vec![100.0; 50];
+        let b: Vec<f64> = (0..50).map(|i| 100.3 + 0.01 * f64::from(i % 3)).collect();
+        let c = compare_paired(&a, &b, &time());
+        assert!(c.p_value < 0.001);
+        assert_eq!(c.verdict, Verdict::Unchanged, "{c:?}");
+    }
+
+    #[test]
+    fn exact_counters_flag_one_count() {
+        let cfg = CompareConfig::for_kind(CounterKind::Exact);
+        let a = vec![1000.0; 30];
+        let b = vec![1001.0; 30];
+        let c = compare_paired(&a, &b, &cfg);
+        assert_eq!(c.verdict, Verdict::Regressed, "{c:?}");
+        assert_eq!(compare_paired(&a, &a, &cfg).verdict, Verdict::Unchanged);
+        // From 0 (no ratio): the step decides.
+        let z = vec![0.0; 30];
+        let one = vec![1.0; 30];
+        let c = compare_paired(&z, &one, &cfg);
+        assert_eq!((c.ratio, c.verdict), (None, Verdict::Regressed));
+    }
+
+    #[test]
+    fn t_interval_matches_the_table() {
+        // Ten values with mean 1 and standard error 1: t(0.975, 9) = 2.262.
+        let d: Vec<f64> = [-2.0, 4.0, -2.0, 4.0, -2.0, 4.0, -2.0, 4.0, -2.0, 4.0]
+            .iter()
+            .map(|x| x * (10.0_f64 / 9.0).sqrt().recip() * (10.0_f64).sqrt() / 3.0)
+            .collect();
+        let m = mean(&d);
+        let se = (d.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / 9.0 / 10.0).sqrt();
+        let (_, _, (l, h)) = t_statistics(m, se, 9.0, 0.95);
+        assert!(((h - m) / se - 2.262).abs() < 1e-3, "{}", (h - m) / se);
+        assert!(((m - l) / se - 2.262).abs() < 1e-3);
+        // No spread: a point, significant unless 0.
+        assert_eq!(t_statistics(0.5, 0.0, 3.0, 0.95), (0.5, 0.0, (0.5, 0.5)));
+        assert_eq!(t_statistics(0.0, 0.0, 3.0, 0.95).1, 1.0);
+    }
+
+    /// Rounds with a bias of their own (where a round's processes and allocations landed) and
+    /// little noise within: pair by pair the bias of one round looks like a change; round by
+    /// round it is noise.
+    fn biased_rounds(rng: &mut Rng, rounds: usize, change: f64) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            let bias_a = 1.0 + 0.03 * rng.normal();
+            let bias_b = 1.0 + 0.03 * rng.normal();
+            a.push(
+                (0..10)
+                    .map(|_| 100.0 * bias_a * (1.0 + 0.002 * rng.normal()))
+                    .collect(),
+            );
+            b.push(
+                (0..10)
+                    .map(|_| 100.0 * change * bias_b * (1.0 + 0.002 * rng.normal()))
+                    .collect(),
+            );
+        }
+        (a, b)
+    }
+
+    fn slices(v: &[Vec<f64>]) -> Vec<&[f64]> {
+        v.iter().map(Vec::as_slice).collect()
+    }
+
+    #[test]
+    fn rounds_carry_their_own_bias_as_noise() {
+        let mut rng = Rng::new(5);
+        let cfg = time();
+        let (mut by_pairs, mut by_rounds, mut caught) = (0, 0, 0);
+        for _ in 0..100 {
+            let (a, b) = biased_rounds(&mut rng, 10, 1.0);
+            let flagged = |c: Change| usize::from(c.verdict != Verdict::Unchanged);
+            by_pairs += flagged(compare_paired(&a.concat(), &b.concat(), &cfg));
+            by_rounds += flagged(compare_paired_rounds(&slices(&a), &slices(&b), &cfg));
+            let (a, b) = biased_rounds(&mut rng, 10, 1.10);
+            let c = compare_paired_rounds(&slices(&a), &slices(&b), &cfg);
+            caught += usize::from(c.verdict == Verdict::Regressed);
+        }
+        assert!(
+            by_pairs >= 15,
+            "pair by pair, round biases are flagged: {by_pairs}"
+        );
+        assert!(by_rounds <= 5, "round by round they are noise: {by_rounds}");
+        assert!(caught >= 90, "{caught}");
+        // Four rounds that agree are enough for a verdict (a rank test over rounds could not).
+        let a = vec![vec![100.0; 3]; 4];
+        let b = vec![vec![300.0; 3]; 4];
+        let c = compare_paired_rounds(&slices(&a), &slices(&b), &cfg);
+        assert_eq!(c.verdict, Verdict::Regressed, "{c:?}");
+        assert!((c.ratio.unwrap() - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn degenerate_input() {
+        let cfg = time();
+        let c = compare_paired(&[], &[], &cfg);
+        assert_eq!(
+            (c.verdict, c.ratio, c.p_value),
+            (Verdict::Unchanged, None, 1.0)
+        );
+        let c = compare_paired(&[1.0, f64::NAN, 2.0], &[f64::INFINITY, 3.0], &cfg);
+        assert_eq!(c.verdict, Verdict::Unchanged);
+        // A never-flagged counter.
+        let env = CompareConfig::for_kind(CounterKind::Environment);
+        let c = compare_paired(&[1.0; 20], &[9.0; 20], &env);
+        assert_eq!(c.verdict, Verdict::Unchanged);
+    }
+}
