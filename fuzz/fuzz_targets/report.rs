@@ -1,17 +1,17 @@
-//! Fuzzes the report reader, `perfbench::model::json::from_json`.
+//! Fuzzes the report reader, `perfbench_analysis::model::json::from_json`.
 //!
 //! The contract: it never panics, whatever the input; an error has a message; and a report it
 //! accepts writes (`to_json`) a document that reads back and writes the same text again:
 //! `to_json(from_json(to_json(r))) == to_json(r)`.
 //!
 //! Bytes that are not UTF-8 go in with U+FFFD in place of the bad sequences (`from_json` takes
-//! text; `perfbench::model::file::load` refuses such files before parsing, which its unit tests
+//! text; `perfbench_analysis::model::file::load` refuses such files before parsing, which its unit tests
 //! cover), so the fuzzer's byte-level mutations still reach the parser.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use perfbench::model::json::{from_json, to_json};
+use perfbench_analysis::model::json::{from_json, to_json};
 
 fuzz_target!(|data: &[u8]| {
     let lossy;

@@ -2,7 +2,7 @@
 //! counters each, 100 samples per counter, compared with a baseline whose samples are overlaid
 //! (the heaviest page: two density curves per counter). Issue 11 asks for under 2 seconds.
 //!
-//! Run: `cargo bench -p perfbench --features html --bench html_render` (`-- --quick` for a
+//! Run: `cargo bench -p perfbench-analysis --bench html_render` (`-- --quick` for a
 //! short run). The figures are perfbench's own wall-time estimates of one whole render (and
 //! render + write).
 
@@ -24,21 +24,8 @@ const COUNTERS: [(&str, &str, Source); 6] = [
 ];
 const SAMPLES: usize = 100;
 
-/// splitmix64, for reproducible noise.
-struct Rng(u64);
-
-impl Rng {
-    fn unit(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 fn suite(seed: u64, scale: f64) -> Report {
-    let mut rng = Rng(seed);
+    let mut rng = perfbench::rng::Rng::new(seed); // reproducible noise
     let cfg = StatsConfig {
         resamples: 100,
         ..StatsConfig::default()

@@ -43,4 +43,7 @@ mod json_fields;
 pub mod model;
 pub mod report;
 pub mod runner;
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)] // the JSON Schema checks of the tests (feature `testing`)
+pub mod schema_validator;
 pub mod stats;

@@ -6,9 +6,8 @@
 //! something, and a dump it accepts must hold one value per expected event, and the values of
 //! the summary line as written: never a count the file does not say.
 
-mod support;
+use perfbench::rng::Rng;
 use std::panic::{self, AssertUnwindSafe};
-use support::rng::Rng;
 
 use perfbench::counters::callgrind::{Dump, EVENTS};
 
@@ -162,7 +161,7 @@ fn summary_of(text: &str) -> Option<Vec<u64>> {
 fn mutated_dumps_never_panic_and_what_reads_is_what_the_file_says() {
     let seed = Dump::parse(SEED_DUMP).expect("the seed dump reads");
     assert_eq!(seed.get("Ir"), 517);
-    let mut rng = Rng(SEED);
+    let mut rng = Rng::new(SEED);
     let (mut accepted, mut rejected) = (0, 0);
     for i in 0..MUTANTS {
         let mutant = mutate(&mut rng, SEED_DUMP);

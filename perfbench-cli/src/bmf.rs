@@ -97,7 +97,7 @@ impl<K: AsRef<str>, V: Serialize> Serialize for Ordered<'_, K, V> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::fixtures::synthetic_report;
+    use perfbench_analysis::model::fixtures::synthetic_report;
 
     #[test]
     fn one_measure_per_counter_in_report_order() {

@@ -1,4 +1,4 @@
-//! The HTML pages of a comparison (`perfbench compare ... --html DIR`, feature `html`), built
+//! The HTML pages of a comparison (`perfbench compare ... --html DIR`), built
 //! from the pieces of the library's HTML report
 //! ([`perfbench_analysis::report::html`]): the same style, benchmark pages and plots.
 
@@ -222,9 +222,9 @@ fn comparison_table(
 mod tests {
     use super::*;
     use crate::compare::{compare, load_side};
-    use crate::test_support::fixtures::synthetic_report;
     use perfbench_analysis::compare::Settings;
     use perfbench_analysis::model::file;
+    use perfbench_analysis::model::fixtures::synthetic_report;
 
     fn page<'a>(site: &'a Site, name_part: &str) -> &'a str {
         &site

@@ -9,8 +9,8 @@
 //! - `perfbench report RESULT... --html DIR`: the HTML report of reports .
 //! - `perfbench ab OLD_EXE NEW_EXE [FILTER]... [FLAGS]`: a paired run of two builds of a bench
 //!   executable (see `perfbench_analysis::runner::paired`).
-//! - `perfbench run-suite --suite NAME --exe PATH -- ARGS...`: started by a lean benchmark
-//!   binary (built without perfbench's `analysis` feature) to analyse and report its run (see
+//! - `perfbench run-suite --suite NAME --exe PATH -- ARGS...`: started by a benchmark binary
+//!   to analyse and report its run (see
 //!   `perfbench::runner::stream`); not for people.
 //!
 //! Exit codes: 0 success, 1 a regression with `compare --fail-on-regression`, 2 usage or
@@ -22,8 +22,6 @@ mod cli_tests;
 mod compare;
 mod comparison;
 mod comparison_html;
-#[cfg(test)]
-mod test_support;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -33,9 +31,6 @@ use perfbench::events::{self, Sysfs};
 use perfbench_analysis::compare::Settings;
 use perfbench_analysis::doctor::{self, Machine};
 use perfbench_analysis::model::file;
-// What the library's test fixtures (`test_support`) name as `crate::stats`.
-#[cfg(test)]
-use perfbench_analysis::stats;
 
 const HELP: &str = "\
 Benchmarks that read hardware performance counters
@@ -49,7 +44,7 @@ Commands:
   export   Convert a report for other tools (Bencher Metric Format)
   report   Render reports as HTML pages
   ab       Run two builds of a bench executable alternately and judge the paired differences
-  run-suite  Analyse a lean benchmark binary's run (the binary starts it)
+  run-suite  Analyse a benchmark binary's run (the binary starts it)
   help     Print this message or the help of the given subcommand
 
 Options:
@@ -328,12 +323,12 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Cmd,
 }
 
 const RUN_SUITE_HELP: &str = "\
-Analyse a lean benchmark binary's run (the binary starts it)
+Analyse a benchmark binary's run (the binary starts it)
 
 Usage: perfbench run-suite --suite <NAME> --exe <PATH> -- [ARGS]...
 
-A benchmark binary built without perfbench's `analysis` feature measures, and starts this
-command to compare, report and write the run's files; they talk over its standard input and
+A benchmark binary measures, and starts this command to compare, report and write the run's
+files; they talk over its standard input and
 output (see perfbench::runner::stream). Not for people.
 
 Arguments:

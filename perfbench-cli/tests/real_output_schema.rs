@@ -3,15 +3,12 @@
 //! on it (`schema/compare-v1.schema.json`). The unit tests check that those files are what the
 //! types generate; this checks that what a run writes is what the files describe.
 
-#[path = "../../perfbench-analysis/tests/support/mod.rs"]
-mod support;
-
 use std::process::ExitCode;
 
 use perfbench::runner::{self, cli};
 use perfbench::{black_box, perfbench, Bencher};
+use perfbench_analysis::schema_validator::Validator;
 use serde_json::Value;
-use support::schema_validator::Validator;
 
 #[perfbench(sample_size = 10, measurement_time = 0.05, warm_up_time = 0.01)]
 fn add() -> u64 {

@@ -7,7 +7,7 @@
 //! into a reason and a fix for *this* machine.
 //!
 //! It sits below [`counters`](crate::counters) (which explains its open failures with it) and
-//! [`doctor`](crate::doctor) (which renders a whole diagnosis), above [`sys`](mod@crate::sys)
+//! `doctor` (perfbench-analysis, which renders a whole diagnosis), above [`sys`](mod@crate::sys)
 //! and [`events`](crate::events). It only inspects and explains; it never changes a setting.
 
 use std::path::{Path, PathBuf};

@@ -1,8 +1,8 @@
 //! Values of the command line that several layers share: the comparison thresholds
 //! (`--threshold`, `--noise-threshold`), baseline names and the output format. They sit below
-//! the harness so that a lean benchmark build (without the `analysis` feature) parses the same
-//! command line as a full one; the layers that use them re-export them
-//! (`compare::Settings`, `baseline::valid_name`, `report::terminal::Format`).
+//! the harness so that the benchmark binary parses the whole command line, and the tool reads
+//! it with the same code; the analysis re-exports them (`compare::Settings`,
+//! `baseline::valid_name`, `report::terminal::Format` in `perfbench-analysis`).
 
 /// Thresholds of a comparison: `--noise-threshold PCT` and `--threshold COUNTER=PCT`.
 #[derive(Clone, Debug, Default, PartialEq)]

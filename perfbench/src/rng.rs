@@ -26,6 +26,16 @@ impl Rng {
         z ^ (z >> 31)
     }
 
+    /// A uniform index in `0..=n`.
+    pub fn upto(&mut self, n: usize) -> usize {
+        self.below(n.saturating_add(1))
+    }
+
+    /// One of `items` (not empty).
+    pub fn pick<'a, T: ?Sized>(&mut self, items: &[&'a T]) -> &'a T {
+        items[self.below(items.len())]
+    }
+
     /// A uniform index in `0..n` without modulo bias (Lemire's multiply-shift with rejection).
     /// Returns 0 when `n == 0`, so callers never divide by zero.
     pub fn below(&mut self, n: usize) -> usize {

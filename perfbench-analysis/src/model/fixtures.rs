@@ -8,7 +8,7 @@ use crate::stats::{self, StatsConfig};
 /// A report exercising every shape of the document: a measured benchmark with five counters
 /// (one multiplexed, one without samples) and `ipc`, linear sampling, a parameterised one with
 /// throughput, a panicked and a failed one, and NaN in the raw values.
-pub(crate) fn synthetic_report() -> Report {
+pub fn synthetic_report() -> Report {
     let cfg = StatsConfig {
         resamples: 100,
         ..StatsConfig::default()
@@ -123,7 +123,7 @@ pub(crate) fn synthetic_report() -> Report {
 /// `report` as the first perfbench (commit 43453b4, schema version 1) wrote it: the estimate
 /// had neither `point` nor `excluded` (both came with 6eaf29e). Everything else had the shape
 /// and order it has today.
-pub(crate) fn written_by_43453b4(report: &Report) -> String {
+pub fn written_by_43453b4(report: &Report) -> String {
     // Today's layout has one estimate member per line, `point` first and `excluded` last.
     let text = to_json(report);
     let mut out: Vec<&str> = Vec::new();

@@ -740,7 +740,8 @@ macro_rules! keyed_by_name {
 
 keyed_by_name!(CounterResult, Derived);
 
-#[cfg(test)]
-pub(crate) mod fixtures;
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)] // synthetic reports for tests (feature `testing`)
+pub mod fixtures;
 #[cfg(test)]
 pub(crate) mod schema_tests;

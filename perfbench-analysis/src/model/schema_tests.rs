@@ -69,9 +69,7 @@ fn the_checked_in_report_schema_is_generated_from_the_types() {
     check_schema_file(REPORT_SCHEMA_FILE, &report_schema());
 }
 
-#[path = "../../tests/support/schema_validator.rs"]
-mod schema_validator;
-pub(crate) use schema_validator::Validator;
+pub(crate) use crate::schema_validator::Validator;
 
 fn checked_in() -> Value {
     let text = include_str!("../../schema/report-v1.schema.json");

@@ -1,5 +1,5 @@
 //! Reports of a benchmark run: what results look like. [`terminal`] prints a run as it goes;
-//! [`bencher`] writes libtest's `bench:` lines; `html` (feature `html`) writes the HTML report;
+//! [`bencher`] writes libtest's `bench:` lines; [`html`] writes the HTML report;
 //! [`units`] scales values for people.
 //!
 //! This module renders [`model`](crate::model) types; it measures nothing, computes no

@@ -81,14 +81,14 @@ enum Source<'a> {
         sim: simulate::Simulate,
         chosen: &'a [Chosen],
     },
-    /// Measured by a lean benchmark binary, which reads what to print from `output`.
+    /// Measured by a benchmark binary, which reads what to print from `output`.
     Streamed {
         input: &'a mut dyn BufRead,
         output: &'a mut dyn Write,
     },
 }
 
-/// What `perfbench run-suite` hands over: a lean benchmark binary's run to analyse.
+/// What `perfbench run-suite` hands over: a benchmark binary's run to analyse.
 #[derive(Debug)]
 pub struct StreamedSuite {
     /// The suite's name.
@@ -101,7 +101,7 @@ pub struct StreamedSuite {
 
 /// Analyses the run of a benchmark binary, which
 /// measures and writes its results to `input` and prints what it reads from `output` (the
-/// protocol of [`super::stream`]); `args` is its command line. The run's files are written as
+/// protocol of `perfbench::protocol::stream`); `args` is its command line. The run's files are written as
 /// `target/perfbench` beside the binary. The `perfbench` tool's `run-suite`.
 pub fn run_streamed(
     suite: &StreamedSuite,
@@ -136,7 +136,7 @@ pub fn run_streamed(
     analysed_run(&suite.suite, args, &chosen, config, source)
 }
 
-/// `--simulate` for a lean binary: its benchmarks as it describes them
+/// `--simulate` for a benchmark binary: its benchmarks as it describes them
 /// (`--perfbench-describe`), each run under Callgrind as a full build runs them.
 fn simulate_for(suite: &StreamedSuite, args: &Args) -> ExitCode {
     let described = std::process::Command::new(&suite.exe)
@@ -182,7 +182,7 @@ fn simulated_run(suite: &str, args: &Args, chosen: &[Chosen]) -> ExitCode {
     }
 }
 
-/// `--test --json PATH` for a lean binary: the outcomes it sends, written as the report.
+/// `--test --json PATH` for a benchmark binary: the outcomes it sends, written as the report.
 fn smoke_streamed(
     suite: &str,
     args: &Args,
@@ -479,7 +479,7 @@ fn with_earlier_runs(report: &Report, older: Option<&Report>, json: &str) -> (St
     (json.to_owned(), 1)
 }
 
-/// Writes the HTML report of a finished run to `target/perfbench/report/` (feature `html`):
+/// Writes the HTML report of a finished run to `target/perfbench/report/`:
 /// this suite's benchmark pages, with `baseline`'s samples overlaid when given, and the index
 /// of every suite. False, after saying why, when it cannot be written.
 pub(crate) fn write_html(report: &Report, baseline: Option<&Report>, args: &Args) -> bool {

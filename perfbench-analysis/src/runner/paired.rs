@@ -971,7 +971,7 @@ pub(crate) fn paired_with_baseline(suite: &str, name: &str, args: &Args) -> Exit
         );
         return ExitCode::from(2);
     }
-    // This executable, or the lean one the tool runs for (`super::stream`).
+    // This executable, or the benchmark binary the tool runs for.
     let Some(new) = perfbench::runner::bench_exe() else {
         eprintln!("error: cannot find the benchmark executable to run it as a worker");
         return ExitCode::from(2);

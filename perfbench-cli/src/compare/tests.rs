@@ -1,7 +1,7 @@
 use super::*;
 use crate::comparison;
-use crate::test_support::fixtures::synthetic_report;
 use perfbench_analysis::compare::{parse_percent, parse_threshold, CompareSettings as _};
+use perfbench_analysis::model::fixtures::synthetic_report;
 use perfbench_analysis::model::json::to_json;
 use perfbench_analysis::model::Source;
 
@@ -354,7 +354,7 @@ fn the_json_is_the_comparison_and_matches_its_schema() {
         "../../../perfbench-analysis/schema/compare-v1.schema.json"
     ))
     .unwrap();
-    let v = crate::test_support::Validator::new(&schema);
+    let v = perfbench_analysis::schema_validator::Validator::new(&schema);
     v.assert_well_formed();
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v.validate(&doc), Vec::<String>::new());

@@ -3,9 +3,11 @@
 //!
 //! This module owns opening and reading; it does not decide what to measure (the runner). A
 //! refused open carries the explanation [`machine`](crate::machine) gives for this machine (the
-//! layer below); [`doctor`](crate::doctor), above, renders whole diagnoses.
+//! layer below); the `doctor` of `perfbench-analysis`, above, renders whole diagnoses.
 
+#[doc(hidden)] // the fast path's per-architecture registers (for the tool's doctor)
 pub mod arch;
+#[doc(hidden)] // Callgrind's client requests and dumps (for the tool's `--simulate`)
 pub mod callgrind;
 mod group;
 pub mod userpage;

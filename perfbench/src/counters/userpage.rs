@@ -1175,6 +1175,7 @@ fn stable_caps_and_index<P: PageView>(page: &P) -> Option<(u64, u32)> {
     None
 }
 
+#[doc(hidden)] // for tests and benchmarks of the reader
 pub mod reference {
     //! The minimal group read the fast path's cost is held against.
     //!
@@ -1262,6 +1263,7 @@ pub mod reference {
     }
 }
 
+#[doc(hidden)] // for tests of the reader without a PMU
 pub mod sim {
     //! A simulated user page and simulated registers, for tests and benchmarks.
     //!

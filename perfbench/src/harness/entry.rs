@@ -1,5 +1,5 @@
 //! Registration: every `#[perfbench]` function becomes one static [`Entry`] in the
-//! distributed slice [`BENCHMARKS`], collected at link time (no hand-written list, stable Rust).
+//! distributed slice `BENCHMARKS`, collected at link time (no hand-written list, stable Rust).
 //!
 //! The attribute macro generates these items; users never write them by hand.
 

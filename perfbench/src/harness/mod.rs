@@ -1,6 +1,6 @@
 //! The benchmark harness: registration ([`entry`]), the [`Bencher`] a benchmark drives, the
 //! measuring engine ([`sampler`]) and pinning to one core type ([`affinity`]). It produces raw
-//! samples ([`raw`]), which the analysis layers (feature `analysis`) turn into the report's
+//! samples ([`raw`]), which the tool's analysis (`perfbench-analysis`) turns into the report's
 //! types; the [`runner`](crate::runner) drives it and hands the results on.
 
 pub mod affinity;

@@ -12,7 +12,7 @@
 //!    run, so each benchmark is measured in several stretches of the run and with fresh setup
 //!    (fresh allocations). Round `r` takes the plan's samples `r, r + R, r + 2R, ...`. The
 //!    first round warms up for half the warm-up time and fixes the plan for all; each later
-//!    round warms up again for its share of the other half. The spread between rounds is what [`crate::stats::compare_rounds`] holds a
+//!    round warms up again for its share of the other half. The spread between rounds is what `stats::compare_rounds` (perfbench-analysis) holds a
 //!    change against.
 //! 4. **Passes**: one per hardware counter group (counters the PMU cannot hold at once are
 //!    measured in separate passes) and one for all software counters together; `wall-time` is
@@ -1259,8 +1259,8 @@ impl Overhead {
 }
 
 /// The median of the calibration readings; 0 when there are none (or none is finite).
-/// (The statistics' median, `stats::univariate::Percentiles::median`, which a lean build does
-/// not compile: the two middle values' midpoint, as `lo + (hi - lo) / 2` like it.)
+/// (The statistics' median, `stats::univariate::Percentiles::median`, which a benchmark build
+/// does not compile: the two middle values' midpoint, as `lo + (hi - lo) / 2` like it.)
 fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() || !v.iter().all(|x| x.is_finite()) {
         return 0.0;

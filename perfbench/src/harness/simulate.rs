@@ -1,5 +1,5 @@
 //! The sampler's simulated mode: a benchmark measured under Callgrind (`--simulate`; the
-//! runner's [`simulate`](crate::runner::simulate) module starts the process and reads the
+//! tool's `simulate` module (perfbench-analysis) starts the process and reads the
 //! results).
 //!
 //! Counts under Callgrind are exact, so a benchmark needs no hundred samples: each round

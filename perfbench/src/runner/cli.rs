@@ -57,7 +57,7 @@ pub struct Args {
     /// `--fail-on-regression`: exit 1 when any counter regressed.
     pub fail_on_regression: bool,
     /// `--paired NAME`: run baseline NAME's saved executable and this one alternately, and
-    /// judge the paired differences ([`crate::runner::paired`]).
+    /// judge the paired differences (the tool's `runner::paired`).
     pub paired: Option<String>,
     /// `--null-control`: with `--paired` (or `perfbench ab`), also pair the new build with a
     /// second copy of itself, and refuse a verdict that this null comparison would also give.
@@ -70,7 +70,7 @@ pub struct Args {
     /// are called).
     pub worker: Option<String>,
     /// `--simulate`: run each benchmark under Valgrind's Callgrind and report exact simulated
-    /// counts ([`crate::runner::simulate`]).
+    /// counts (the tool's `runner::simulate`).
     pub simulate: bool,
     /// `--perfbench-simulated DIR` (not in `--help`): this process runs under Callgrind for a
     /// `--simulate` run; its dumps and its result go to DIR.

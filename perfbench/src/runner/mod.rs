@@ -36,7 +36,7 @@ use cli::Args;
 use progress::Progress;
 
 /// Rounds per benchmark by default (`--rounds`): enough round figures for the comparison to
-/// see the spread between stretches of the run (see [`crate::stats::compare_rounds`]).
+/// see the spread between stretches of the run (see `stats::compare_rounds` in perfbench-analysis).
 pub const DEFAULT_ROUNDS: u32 = 10;
 
 /// Rounds per benchmark with `--quick`.
@@ -166,7 +166,7 @@ pub fn suite_name() -> String {
 }
 
 /// The benchmark executable this process runs for: its own, or, in the `perfbench` tool
-/// serving a lean benchmark binary ([`stream`]), that binary's.
+/// serving a benchmark binary ([`stream`]), that binary's.
 #[doc(hidden)]
 pub fn bench_exe() -> Option<PathBuf> {
     match BENCH_EXE.get() {

@@ -47,7 +47,7 @@ use crate::protocol::{
 
 pub use super::provision::TOOL_VAR;
 
-/// Runs `chosen` in this lean binary and has the `perfbench` tool analyse them (see the
+/// Runs `chosen` in this binary and has the `perfbench` tool analyse them (see the
 /// module's documentation).
 pub(crate) fn run(suite: &str, args: &Args, chosen: &[Planned]) -> ExitCode {
     let (tool, exe) = match tool_and_exe() {
@@ -106,7 +106,7 @@ pub(crate) fn hand_over(suite: &str, args: &Args) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// `--test --json PATH` of a lean binary: the tool writes the report of the smoke test's
+/// `--test --json PATH`: the tool writes the report of the smoke test's
 /// `results` (the outcomes of `chosen`). False, after the tool or this says why, when it is not
 /// written.
 pub(crate) fn smoke_report(

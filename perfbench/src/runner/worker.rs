@@ -22,7 +22,7 @@ use crate::protocol::worker::{Answer, Hello, Listed, Request};
 use crate::sys;
 
 /// The variable a worker finds its build's own path in: it runs from a copy (see
-/// [`crate::runner::paired`]), so `std::env::current_exe()` names the copy.
+/// the tool's `runner::paired`), so `std::env::current_exe()` names the copy.
 pub const WORKER_EXE_VAR: &str = "PERFBENCH_WORKER_EXE";
 
 /// The worker's end of the pipe: requests in on standard input, answers out on the original

@@ -1,4 +1,4 @@
-//! The HTML report (feature `html`; the tool installed with it renders it for lean builds): an
+//! The HTML report, which the tool renders for every run: an
 //! index of every suite and a page per benchmark with a plot per counter. The pieces of the
 //! pages ([`document`], [`bench_page`], [`machine_line`], ...) are public: the `perfbench` tool
 //! builds the pages of a comparison of two runs (`perfbench compare BASE NEW --html DIR`) from

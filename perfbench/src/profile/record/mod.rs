@@ -1501,5 +1501,4 @@ fn throttle(
 }
 
 #[cfg(test)]
-#[path = "record_tests.rs"]
 mod tests;

@@ -1082,5 +1082,4 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 #[cfg(test)]
-#[path = "parse_tests.rs"]
 mod tests;
