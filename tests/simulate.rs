@@ -163,6 +163,10 @@ fn simulated_counts_are_exact_and_the_same_every_run() {
     }
     // The batched body's 37, its costly setup (about 100,000 instructions) not counted.
     assert_exact(r, "sim-fixture/batched_costly_setup", "instructions", 37.0);
+    for which in 0..6 {
+        let id = format!("sim-fixture/batched_sizes/{which}");
+        assert_exact(r, &id, "instructions", 37.0);
+    }
     // The loop: 3 instructions and one conditional branch per pass; the sizes differ by
     // exactly the extra passes.
     let at = |n: u32, name: &str| samples(r, &format!("sim-fixture/asm_loop/{n}"), name)[0];

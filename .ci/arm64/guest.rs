@@ -1916,6 +1916,103 @@ mod guest {
                 c.check(false, "the report has arm64/batched_empty instructions");
             }
         }
+
+        // Batched routines of exactly 37 instructions, each batch size, with a setup of 4,097:
+        // exactly 37 in every sample, via mrs; then again through read(2).
+        check_batched(c, &report, Source::Mrs);
+        set_user_access(c, 0);
+        let read_json = "/tmp/arm64_batched_read.json";
+        let read_args = [
+            "--bench",
+            "--counters",
+            "instructions",
+            "--json",
+            read_json,
+            "--sample-size",
+            "10",
+            "--warm-up-time",
+            "0.01",
+            "--measurement-time",
+            "0.05",
+            "--format",
+            "terse",
+            "arm64/batched_",
+        ];
+        println!("$ {path} {}", read_args.join(" "));
+        let out = std::process::Command::new(path)
+            .args(read_args)
+            .env("CARGO_TARGET_DIR", "/tmp/target-read")
+            .env("NO_COLOR", "1")
+            .output();
+        set_user_access(c, 1);
+        match out {
+            Ok(o) if o.status.success() => {
+                match std::fs::read_to_string(read_json)
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| {
+                        perfbench_analysis::model::json::from_json(&t).map_err(|e| e.to_string())
+                    }) {
+                    Ok(r) => check_batched(c, &r, Source::Read),
+                    Err(e) => {
+                        c.check(false, format_args!("read {read_json}: {e}"));
+                    }
+                }
+            }
+            Ok(o) => {
+                print!("{}", String::from_utf8_lossy(&o.stdout));
+                print!("{}", String::from_utf8_lossy(&o.stderr));
+                c.check(
+                    false,
+                    format_args!("the batched run through read(2) exits 0 ({})", o.status),
+                );
+            }
+            Err(e) => {
+                c.check(false, format_args!("run {path}: {e}"));
+            }
+        }
+    }
+
+    /// The suite's batched benchmarks of a 37-instruction routine (`.ci/arm64/suite.rs`).
+    const BATCHED_37: [&str; 7] = [
+        "batched_37",
+        "batched_small_37",
+        "batched_large_37",
+        "batched_one_37",
+        "batched_four_37",
+        "batched_three_37",
+        "batched_ref_37",
+    ];
+
+    /// Each of [`BATCHED_37`] reads exactly 37 instructions per iteration in every sample of
+    /// `report`, via `source`.
+    fn check_batched(c: &mut Checks, report: &Report, source: Source) {
+        for name in BATCHED_37 {
+            let id = format!("arm64/{name}");
+            match report.bench(&id).and_then(|b| b.counter("instructions")) {
+                Some(r) => {
+                    c.check(
+                        r.source == source
+                            && !r.multiplexed
+                            && !r.per_iteration.is_empty()
+                            && r.per_iteration.iter().all(|&v| v == 37.0),
+                        format_args!(
+                            "{id}: instructions exactly 37 per iteration in all {} samples via {} \
+                             (setup 4,097 not counted): {:?}",
+                            r.per_iteration.len(),
+                            r.source,
+                            r.per_iteration.first()
+                        ),
+                    );
+                    figure(
+                        format_args!("suite {id} instructions via {source}"),
+                        format_args!("{:?}", r.per_iteration.first()),
+                    );
+                }
+                None => {
+                    c.check(false, format_args!("the report has {id} instructions"));
+                }
+            }
+        }
     }
 
     /// The benchmarks `arm64/add_<k>` of the verdict phase: k = 0 (a floor of 0: no ratio, the

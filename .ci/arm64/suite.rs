@@ -15,8 +15,11 @@
 //!
 //! Two more kinds of body: `captured_10`/`captured_20`, loops of 2n instructions per iteration
 //! over an `n` captured from outside `b.iter` (work the compiled sample loop does once per
-//! sample must not show in an exact count), and `batched_empty`, an empty `iter_batched` with
-//! one input per bracket (its calibration overhead per iteration is the harness's bracket).
+//! sample must not show in an exact count), `batched_empty`, an empty `iter_batched` with
+//! one input per bracket (its calibration overhead per iteration is the harness's bracket), and
+//! `batched_*37`, `iter_batched` (each `BatchSize`) and `iter_batched_ref` of a routine of
+//! exactly 37 instructions whose setup costs 4,097 (neither the setup nor the batch's own loop
+//! may show in an exact count).
 //!
 //! Only aarch64 has benchmarks; elsewhere the suite is empty.
 
@@ -145,6 +148,68 @@ mod bodies {
     #[perfbench(group = "arm64")]
     fn batched_empty(b: &mut Bencher) {
         b.iter_batched_with(|| (), |x| x, perfbench::BatchSize::PerIteration);
+    }
+
+    /// A setup of 4,096 `add` instructions that returns 7: it costs more than the routines of
+    /// the batched benchmarks below, and must not show in their counts.
+    #[inline(never)]
+    fn costly_setup() -> u64 {
+        let mut x = 7u64;
+        // SAFETY: register-only arithmetic on `x`, then `x` is set back to 7.
+        unsafe {
+            std::arch::asm!(
+                ".rept 4096",
+                "add {x}, {x}, #1",
+                ".endr",
+                "mov {x}, #7",
+                x = inout(reg) x,
+                options(nostack),
+            )
+        }
+        x
+    }
+
+    /// Exactly 37 `add` instructions, ignoring the input (the routine of the batched
+    /// benchmarks).
+    #[inline(always)]
+    fn routine_37() {
+        // SAFETY: register-only arithmetic on a scratch register.
+        unsafe {
+            std::arch::asm!(
+                ".rept 37",
+                "add {x}, {x}, #1",
+                ".endr",
+                x = out(reg) _,
+                options(nostack),
+            )
+        }
+    }
+
+    macro_rules! batched_37 {
+        ($($name:ident => $size:expr),* $(,)?) => {
+            $(
+                #[doc = concat!("`iter_batched_with(costly_setup, 37 instructions, ", stringify!($size), ")`.")]
+                #[perfbench(group = "arm64")]
+                fn $name(b: &mut Bencher) {
+                    b.iter_batched_with(costly_setup, |_x: u64| routine_37(), $size);
+                }
+            )*
+        };
+    }
+
+    batched_37!(
+        batched_37 => perfbench::BatchSize::Auto,
+        batched_small_37 => perfbench::BatchSize::SmallInput,
+        batched_large_37 => perfbench::BatchSize::LargeInput,
+        batched_one_37 => perfbench::BatchSize::PerIteration,
+        batched_four_37 => perfbench::BatchSize::NumBatches(4),
+        batched_three_37 => perfbench::BatchSize::NumIterations(3),
+    );
+
+    /// `iter_batched_ref(costly_setup, 37 instructions)`, batches chosen automatically.
+    #[perfbench(group = "arm64")]
+    fn batched_ref_37(b: &mut Bencher) {
+        b.iter_batched_ref(costly_setup, |_x: &mut u64| routine_37());
     }
 
     straight_line!(

@@ -497,6 +497,21 @@ pub(crate) trait Body {
     /// Uses `batch` inputs per bracket (a batch planned in an earlier round, or the measured
     /// body's, for its calibration body).
     fn use_batch(&mut self, _batch: u64) {}
+
+    /// Inputs per bracket in a run of `n` iterations: more than 1 for a batched body.
+    fn batch_at(&mut self, _n: u64) -> u64 {
+        1
+    }
+
+    /// With `on`, a batched body takes one input per bracket until called again with `false`.
+    ///
+    /// A batch's bracket holds the batch's loop as well as the routine: its per-iteration and
+    /// per-batch code depends on the inputs' and outputs' types, which the calibration body
+    /// (unit inputs, an empty routine) does not share, so an exact counter of a batched sample
+    /// reads a fraction more than the routine costs. With one input per bracket there is no
+    /// loop inside the bracket, and the calibration cancels the bracket exactly: an exact
+    /// counter's slope is taken from such readings ([`PassState::single`]).
+    fn single(&mut self, _on: bool) {}
 }
 
 /// Where a measurement is, for progress displays.
@@ -935,13 +950,29 @@ fn run_pass(
         state.sample(&mut meter, body, empty, n);
         progress(i + 1);
     }
+    let per_pair = empty.per_pair();
+    let any_exact =
+        |state: &PassState| (0..columns).any(|c| state.exact_points(c, per_pair).is_some());
+    // A batched body's exact counters take their slope from readings of one input per bracket
+    // (see `Body::single` and the module docs, 7), at two iteration counts, flat or linear.
+    let batched = iterations.iter().any(|&n| body.batch_at(n) > 1);
+    if batched && any_exact(&state) {
+        body.single(true);
+        empty.single(true);
+        for m in SINGLE_PROBE_ITERATIONS {
+            for _ in 0..PROBES {
+                state.probe_single(&mut meter, body, empty, m);
+            }
+        }
+        body.single(false);
+        empty.single(false);
+    }
     // A flat plan has one iteration count: exact counters need a second one (see the module
     // docs, 7). Two readings, which must agree; and two at `n` again when every sample's
     // reading was left out (a round of one sample whose bracket read retried).
     let flat = iterations.windows(2).all(|w| w[0] == w[1]);
-    if let (true, Some(&n)) = (flat, iterations.first()) {
-        let per_pair = empty.per_pair();
-        if (0..columns).any(|c| state.exact_points(c, per_pair).is_some()) {
+    if let (false, true, Some(&n)) = (batched, flat, iterations.first()) {
+        if any_exact(&state) {
             let again = state.irregular.samples.len() == state.totals.len();
             let counts = [probe_iterations(n), n];
             for &m in &counts[..1 + usize::from(again)] {
@@ -954,7 +985,7 @@ fn run_pass(
     if let Some(e) = meter.error.take() {
         return Err(e);
     }
-    Ok(state.finish(iterations, empty.per_pair(), columns))
+    Ok(state.finish(iterations, per_pair, columns))
 }
 
 /// One discarded reading of one iteration of the empty body and of the body, through `meter`.
@@ -975,8 +1006,13 @@ fn prime(meter: &mut Meter<'_>, body: &mut dyn Body, empty: &mut dyn Body) {
 }
 
 /// Readings a flat pass takes at a second iteration count ([`probe_iterations`]) when a
-/// counter is exact, to derive its slope.
+/// counter is exact, to derive its slope (and a batched body's pass at each of
+/// [`SINGLE_PROBE_ITERATIONS`]).
 const PROBES: usize = 2;
+
+/// The iteration counts of a batched body's readings of one input per bracket
+/// ([`Body::single`]): two, for a slope; small, so that a costly setup or bracket costs little.
+const SINGLE_PROBE_ITERATIONS: [u64; 2] = [4, 8];
 
 /// The second iteration count of a flat pass whose samples take `n`: a quarter of it (at least
 /// 1, and never `n` itself). Any other count gives an exact counter's slope alike; a smaller
@@ -1005,6 +1041,9 @@ struct PassState {
     multiplexed: Vec<bool>,
     /// Readings at a second iteration count, for exact counters only. Not samples.
     probes: Vec<Probe>,
+    /// A batched body's readings of one input per bracket ([`Body::single`]), for exact
+    /// counters only: when there are any, an exact counter's slope is theirs.
+    single: Vec<Probe>,
 }
 
 /// The readings of a [`PassState`] left out of its exactness test.
@@ -1027,6 +1066,11 @@ struct Probe {
     totals: (Vec<f64>, bool),
     /// The body's start/stop pairs.
     pairs: u64,
+}
+
+/// Below 2^53: every such whole number is an exact f64, and so is a difference.
+fn whole(x: f64) -> bool {
+    x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0
 }
 
 impl PassState {
@@ -1079,6 +1123,48 @@ impl PassState {
         });
     }
 
+    /// A reading of `n` iterations of a batched body made to take one input per bracket
+    /// ([`Body::single`]), after the same of the empty body.
+    fn probe_single(
+        &mut self,
+        meter: &mut Meter<'_>,
+        body: &mut dyn Body,
+        empty: &mut dyn Body,
+        n: u64,
+    ) {
+        let before = self.probes.len();
+        self.probe(meter, body, empty, n);
+        let p = self.probes.remove(before);
+        self.single.push(p);
+    }
+
+    /// Column `c`'s `(iterations, total - overhead)` at each iteration count of the single
+    /// probes ([`PassState::single`]), when every regular one is a whole number and all at one
+    /// count read the same; `None` otherwise.
+    fn single_points(&self, c: usize) -> Option<Vec<(u64, f64)>> {
+        let mut points: Vec<(u64, f64)> = Vec::new();
+        for p in self
+            .single
+            .iter()
+            .filter(|p| !p.calibration.1 && !p.totals.1)
+        {
+            let (t, o) = (
+                p.totals.0.get(c).copied()?,
+                p.calibration.0.get(c).copied()?,
+            );
+            if !(whole(t) && whole(o)) {
+                return None;
+            }
+            let d = t - o;
+            match points.iter().find(|q| q.0 == p.n) {
+                Some(q) if q.1 != d => return None,
+                Some(_) => {}
+                None => points.push((p.n, d)),
+            }
+        }
+        Some(points)
+    }
+
     /// Column `c`'s `(iterations, total - overhead)` at each iteration count of the pass
     /// (samples and probes) when all its regular readings are exact: whole numbers, not
     /// multiplexed, and at each iteration count every regular calibration run reads the same,
@@ -1088,10 +1174,6 @@ impl PassState {
     /// no regular calibration run had is left out too (so the points may be none). `None`
     /// otherwise.
     fn exact_points(&self, c: usize, per_pair: bool) -> Option<Vec<(u64, f64)>> {
-        /// Below 2^53: every such whole number is an exact f64, and so is a difference.
-        fn whole(x: f64) -> bool {
-            x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0
-        }
         if self.multiplexed.get(c).copied().unwrap_or(false) {
             return None;
         }
@@ -1184,9 +1266,15 @@ impl PassState {
         let points: Vec<Option<Vec<(u64, f64)>>> = (0..columns)
             .map(|c| self.exact_points(c, per_pair))
             .collect();
+        // A batched body's exact counter: its slope from the single probes (see `Body::single`).
         let slopes: Vec<Option<f64>> = points
             .iter()
-            .map(|p| p.as_deref().and_then(Self::exact_slope))
+            .enumerate()
+            .map(|(c, p)| match (p, self.single.is_empty()) {
+                (Some(p), true) => Self::exact_slope(p),
+                (Some(_), false) => self.single_points(c).as_deref().and_then(Self::exact_slope),
+                (None, _) => None,
+            })
             .collect();
         let values = iterations
             .iter()
@@ -1508,6 +1596,73 @@ mod overhead_tests {
         assert!(values.iter().all(|v| v[0] == 2.5), "{values:?}");
     }
 
+    /// A flat pass of a batched body: `batch` inputs per bracket, whose loop costs `l` per
+    /// iteration and `p` per batch more than the calibration body's; the routine `k`.
+    fn batched_pass(n: u64, batch: u64, k: f64, l: f64, p: f64) -> PassState {
+        let bracket = 62.0;
+        let batches = n.div_ceil(batch) as f64;
+        let mut state = PassState {
+            multiplexed: vec![false],
+            ..PassState::default()
+        };
+        for _ in 0..10 {
+            state.calibration.push((n, vec![bracket * batches]));
+            let total = bracket * batches + (k + l) * n as f64 + p * batches;
+            state.totals.push((vec![total], 1));
+        }
+        // The flat pass's probes at a quarter, batched too.
+        let m = probe_iterations(n);
+        let quarter = m.div_ceil(batch) as f64;
+        for _ in 0..PROBES {
+            state.probes.push(Probe {
+                n: m,
+                calibration: (vec![bracket * quarter], false),
+                totals: (
+                    vec![bracket * quarter + (k + l) * m as f64 + p * quarter],
+                    false,
+                ),
+                pairs: 1,
+            });
+        }
+        state
+    }
+
+    #[test]
+    fn a_batched_bodys_exact_counter_reads_the_slope_of_one_input_per_bracket() {
+        let (n, batch, k) = (1000u64, 64u64, 37.0);
+        // The batch's own code, not cancelled by the calibration: a fraction more per
+        // iteration even through the slope (as on the arm64 rig: 37.7988...).
+        let (values, _, _) = batched_pass(n, batch, k, 0.0, 51.0).finish(&[n; 10], false, 1);
+        assert!(values.iter().all(|v| v[0] != k), "{values:?}");
+        // With readings of one input per bracket (no loop inside it), the slope is the routine's.
+        let mut state = batched_pass(n, batch, k, 2.0, 51.0);
+        for m in SINGLE_PROBE_ITERATIONS {
+            for _ in 0..PROBES {
+                state.single.push(Probe {
+                    n: m,
+                    calibration: (vec![62.0 * m as f64], false),
+                    // Something once per reading too (a captured value loaded before the loop).
+                    totals: (vec![62.0 * m as f64 + k * m as f64 + 3.0], false),
+                    pairs: m,
+                });
+            }
+        }
+        let (values, _, _) = state.finish(&[n; 10], false, 1);
+        assert!(values.iter().all(|v| v[0] == k), "{values:?}");
+        // Single probes that disagree give no slope: the calibrated values stay.
+        state = batched_pass(n, batch, k, 0.0, 51.0);
+        for (m, extra) in [(4u64, 0.0), (4, 1.0), (8, 0.0)] {
+            state.single.push(Probe {
+                n: m,
+                calibration: (vec![0.0], false),
+                totals: (vec![k * m as f64 + extra], false),
+                pairs: m,
+            });
+        }
+        let (values, _, _) = state.finish(&[n; 10], false, 1);
+        assert!(values.iter().all(|v| v[0] != k), "{values:?}");
+    }
+
     #[test]
     fn the_probes_take_another_count_at_a_quarter_of_the_cost() {
         for n in [1u64, 2, 3, 4, 5, 7, 1000, u64::MAX] {
@@ -1779,6 +1934,91 @@ mod meter_tests {
                 faults(meter, self.pages);
             }
         }
+    }
+
+    /// A batched body of page faults: `pages` fresh pages per input, and in each batch's
+    /// bracket one fresh page more (the batch's own work, which its calibration body, with
+    /// `extra: false`, does not do); one input per bracket when made single.
+    struct BatchedFaults {
+        pages: usize,
+        extra: bool,
+        single: bool,
+        singles: u32,
+    }
+
+    impl Body for BatchedFaults {
+        fn run(&mut self, n: u64, meter: &mut Meter<'_>) {
+            let batch = self.batch_at(n);
+            let mut left = n;
+            while left > 0 {
+                let k = batch.min(left) as usize;
+                let mut maps: Vec<AnonMapping> = (0..k)
+                    .map(|_| AnonMapping::new(self.pages.max(1)).unwrap())
+                    .collect();
+                let mut more = (self.extra && batch > 1).then(|| AnonMapping::new(1).unwrap());
+                meter.start();
+                if self.pages > 0 {
+                    for m in &mut maps {
+                        m.touch_every_page();
+                    }
+                }
+                if let Some(m) = more.as_mut() {
+                    m.touch_every_page();
+                }
+                meter.stop();
+                left -= k as u64;
+            }
+        }
+
+        fn batch_at(&mut self, n: u64) -> u64 {
+            if self.single {
+                1
+            } else {
+                n.min(8)
+            }
+        }
+
+        fn single(&mut self, on: bool) {
+            self.single = on;
+            self.singles += u32::from(on);
+        }
+    }
+
+    #[test]
+    fn a_batched_pass_reads_exact_counts_through_one_input_per_bracket() {
+        let mut groups = software_groups();
+        let mut body = BatchedFaults {
+            pages: 2,
+            extra: true,
+            single: false,
+            singles: 0,
+        };
+        let mut empty = BatchedFaults {
+            pages: 0,
+            extra: false,
+            single: false,
+            singles: 0,
+        };
+        let iterations = [32u64; 4];
+        let (values, multiplexed, _) = run_pass(
+            &mut groups,
+            None,
+            false,
+            (&mut body, &mut empty),
+            &iterations,
+            true,
+            &mut |_| {},
+        )
+        .unwrap();
+        // Batched, each sample read 2 + 1/8 page faults per iteration; the slope of the
+        // readings of one input per bracket is the routine's 2 exactly.
+        assert!(values.iter().all(|v| v[0] == 2.0), "{values:?}");
+        assert!(!multiplexed[0]);
+        assert_eq!((body.singles, empty.singles), (1, 1));
+        assert!(
+            !body.single && !empty.single,
+            "batches again after the probes"
+        );
     }
 
     #[test]
