@@ -1,5 +1,5 @@
 //! The arm64 guest test: runs as the only program of a QEMU guest with an emulated PMUv3
-//! (`bash .ci/arm64/run.sh`, DESIGN.md 4.1) and proves perfbench's `mrs` fast path.
+//! (`bash .ci/arm64/run.sh`) and proves perfbench's `mrs` fast path.
 //!
 //! QEMU with `-icount shift=0 -smp 1` counts retired instructions exactly and deterministically,
 //! so every assertion here is an equality, and the rig compares the `FIGURE` lines of two boots:
@@ -1918,58 +1918,8 @@ mod guest {
         }
 
         // Batched routines of exactly 37 instructions, each batch size, with a setup of 4,097:
-        // exactly 37 in every sample, via mrs; then again through read(2).
+        // exactly 37 in every sample, via mrs.
         check_batched(c, &report, Source::Mrs);
-        set_user_access(c, 0);
-        let read_json = "/tmp/arm64_batched_read.json";
-        let read_args = [
-            "--bench",
-            "--counters",
-            "instructions",
-            "--json",
-            read_json,
-            "--sample-size",
-            "10",
-            "--warm-up-time",
-            "0.01",
-            "--measurement-time",
-            "0.05",
-            "--format",
-            "terse",
-            "arm64/batched_",
-        ];
-        println!("$ {path} {}", read_args.join(" "));
-        let out = std::process::Command::new(path)
-            .args(read_args)
-            .env("CARGO_TARGET_DIR", "/tmp/target-read")
-            .env("NO_COLOR", "1")
-            .output();
-        set_user_access(c, 1);
-        match out {
-            Ok(o) if o.status.success() => {
-                match std::fs::read_to_string(read_json)
-                    .map_err(|e| e.to_string())
-                    .and_then(|t| {
-                        perfbench_analysis::model::json::from_json(&t).map_err(|e| e.to_string())
-                    }) {
-                    Ok(r) => check_batched(c, &r, Source::Read),
-                    Err(e) => {
-                        c.check(false, format_args!("read {read_json}: {e}"));
-                    }
-                }
-            }
-            Ok(o) => {
-                print!("{}", String::from_utf8_lossy(&o.stdout));
-                print!("{}", String::from_utf8_lossy(&o.stderr));
-                c.check(
-                    false,
-                    format_args!("the batched run through read(2) exits 0 ({})", o.status),
-                );
-            }
-            Err(e) => {
-                c.check(false, format_args!("run {path}: {e}"));
-            }
-        }
     }
 
     /// The suite's batched benchmarks of a 37-instruction routine (`.ci/arm64/suite.rs`).

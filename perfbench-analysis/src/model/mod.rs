@@ -1,5 +1,5 @@
 //! The data model of a run: what a suite measured, as plain Rust types that are also the JSON
-//! report of DESIGN.md section 3.3.
+//! report (docs/json-report.md, and the schema in `schema/`).
 //!
 //! The harness produces a [`Report`]; the terminal, the JSON file, baselines, `perfbench
 //! compare` and the other renderers consume one. This module sits below all of them: it imports

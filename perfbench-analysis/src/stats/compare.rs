@@ -15,7 +15,7 @@
 //! 2. **Size**: the whole bootstrap confidence interval of the ratio of means (new / base)
 //!    lies beyond `1 ± threshold`. This rules out changes the drift *between* runs explains,
 //!    which no within-run statistic can see: on a shared machine the same code measures up to
-//!    ~20-30% apart from one run to the next (DESIGN.md section 5), so time-like counters get wide
+//!    ~20-30% apart from one run to the next (docs/validation.md), so time-like counters get wide
 //!    thresholds and deterministic ones tight thresholds ([`CompareConfig::for_counter`]).
 //!
 //! Larger values are worse: every counter perfbench measures (time, cycles, instructions,
@@ -361,7 +361,7 @@ pub const NOISE_FACTOR: f64 = 0.5;
 /// quarter (25th percentile minus the smallest) is how far above its floor a quarter of the run's
 /// rounds already were: small when the floor is a level the run came back to, large when the
 /// floor was a lucky round or the run changed level part way, which is what can move a floor
-/// from one run to the next. The README ("How often the verdict is right here") sets the two
+/// from one run to the next. The guide (docs/validation.md, "How often the verdict is right here") sets the two
 /// side by side on synthetic and on measured runs.
 ///
 /// ```
@@ -390,7 +390,7 @@ pub enum Spread {
     /// `factor` times the lower quarter of the ln round figures: their 25th percentile minus
     /// their smallest. [`Spread::low_quarter`] gives factor [`LOW_QUARTER_FACTOR`] (1).
     ///
-    /// Measured on this project's VM (README, "How often the verdict is right here"), it
+    /// Measured on this project's VM (docs/validation.md, "How often the verdict is right here"), it
     /// catches more where many rounds were disturbed but the floor came back round after
     /// round, and it false-alarms where a run's floor never came down while its rounds
     /// wandered (the IQR sees that wandering; the lower quarter sits on the floor): 14 of 110

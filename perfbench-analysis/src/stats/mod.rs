@@ -5,7 +5,7 @@
 //! sample, already divided by the sample's iteration count) and, for linear sampling, the
 //! iteration counts; it does no I/O, knows no counters beyond their names
 //! ([`CounterKind`]), and does not serialise (the report module maps these types to the JSON of
-//! DESIGN.md section 3.3, whose field names they share).
+//! report, whose field names they share).
 //!
 //! Submodules, one concept each (criterion's `stats` tree is the model):
 //! - [`univariate`]: [`Sample`] (mean, median, stddev, MAD, min, max) and [`Percentiles`].

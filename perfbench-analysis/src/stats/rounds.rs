@@ -31,7 +31,7 @@
 //!    the lower quarter instead (the 25th percentile of the ln round figures minus their
 //!    smallest, times 1; [`Spread::LowQuarter`]): how far above the floor a quarter of the
 //!    rounds already were, which is what moves a floor between runs. The default stays the
-//!    interquartile range; README ("How often the verdict is right here") compares the two.
+//!    interquartile range; the guide (docs/validation.md, "How often the verdict is right here") compares the two.
 //! 4. **Interval**: the percentile bootstrap of the floor ratio over rounds (each side's rounds
 //!    resampled with replacement). It shows how much the floor depends on a few rounds; a
 //!    wide one says the machine was unsettled. The verdict does not need it.
@@ -76,7 +76,7 @@
 //! # When to trust a verdict
 //! `regressed` means: the fastest the new build ran in any round is slower than the fastest
 //! the baseline ran, by more than the threshold and by more than the rounds of both runs
-//! drift. Measured against a saved baseline here (README, "How often the verdict is right
+//! drift. Measured against a saved baseline here (docs/validation.md, "How often the verdict is right
 //! here"), that keeps false alarms rare and catches a 25% slowdown every time on benchmarks
 //! whose rounds repeat; a benchmark whose rounds drift widely gets a wide threshold, shown in
 //! the `change` object, and small changes to it cannot be seen on this machine. A whole run

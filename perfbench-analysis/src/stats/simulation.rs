@@ -565,7 +565,7 @@ fn a_baseline_of_five_runs_meets_the_slowdown_targets_on_the_profiles_fitted_her
     }
 }
 
-/// Detection against baselines of 1, 3, 5 and 10 runs of one build (README's table):
+/// Detection against baselines of 1, 3, 5 and 10 runs of one build (the guide's validation page):
 /// `cargo test -p perfbench-analysis --lib detection_by_baseline_runs -- --nocapture`. More runs never
 /// lose a 10% slowdown on the fitted profiles, and never raise false alarms above the target.
 #[test]
@@ -708,7 +708,7 @@ fn a_quarter_slower_is_caught_on_every_profile() {
     }
 }
 
-/// The tables README quotes, one per spread measure (the same simulated runs in both):
+/// The tables the guide's validation page quotes, one per spread measure (the same simulated runs in both):
 /// `cargo test -p perfbench-analysis --lib detection_by_profile -- --nocapture`.
 #[test]
 fn detection_by_profile() {

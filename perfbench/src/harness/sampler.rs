@@ -47,6 +47,14 @@
 //!    when some counter is exact; both must agree; a quarter, so the two cost half a
 //!    sample). Every sample of the counter then reads that slope, `k` itself.
 //!
+//!    A batched body (`iter_batched` with more than one input per bracket) holds the batch's
+//!    own loop inside each bracket, whose code depends on the inputs' and outputs' types and
+//!    which the calibration body (unit inputs, an empty routine) therefore does not cancel: its
+//!    cost per batch would read as a fraction per iteration, in every sample alike. Such a
+//!    body's exact counters take their slope from readings of one input per bracket instead
+//!    ([`Body::single`]): two at each of two small iteration counts, each after the same
+//!    reading of the empty body; the samples themselves stay batched, for the time's sake.
+//!
 //!    A reading one of whose bracket reads went off the fast path's hot path
 //!    ([`Group::slow_reads`]: the kernel updated the counter's page during the read, which
 //!    then ran again and counted the discarded attempt) is left out of this test, and reads

@@ -37,7 +37,7 @@ pub struct SamplingOptions {
     /// How often.
     pub period: Period,
     /// Record the call chain of each sample (`PERF_SAMPLE_CALLCHAIN`, user space only; frame
-    /// pointers make it complete, see README).
+    /// pointers make it complete, see docs/profile.md).
     pub callchain: bool,
     /// `branch_sample_type` bits: sample branch stacks (LBR, BRBE) when not 0.
     pub branch_sample_type: u64,

@@ -1,4 +1,4 @@
-//! The benchmark binary's command line (DESIGN 3.1), libtest-compatible.
+//! The benchmark binary's command line, libtest-compatible (the guide: docs/command-line.md).
 //!
 //! `cargo bench` passes `--bench`; `cargo test --benches` passes neither `--bench` nor
 //! `--test`, and then every body runs once as a smoke test (as criterion does).

@@ -5,7 +5,7 @@
 //! terminal's width so `\r` can erase it. Anything else the runner prints goes through
 //! [`Progress::suspend`], which erases the line first. A handful of lines instead of the
 //! indicatif crate, which with its dependencies cost about 5 s of CPU in every clean downstream
-//! build (a quarter of the build budget; see README, "Against criterion").
+//! build (a quarter of the build budget; see docs/validation.md, "Against criterion").
 
 use std::io::{IsTerminal, Write};
 use std::sync::{Arc, Mutex, MutexGuard};
