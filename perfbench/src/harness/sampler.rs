@@ -52,7 +52,7 @@
 //!    which the calibration body (unit inputs, an empty routine) therefore does not cancel: its
 //!    cost per batch would read as a fraction per iteration, in every sample alike. Such a
 //!    body's exact counters take their slope from readings of one input per bracket instead
-//!    ([`Body::single`]): two at each of two small iteration counts, each after the same
+//!    (`Body::single`): two at each of two small iteration counts, each after the same
 //!    reading of the empty body; the samples themselves stay batched, for the time's sake.
 //!
 //!    A reading one of whose bracket reads went off the fast path's hot path
@@ -1019,7 +1019,7 @@ fn prime(meter: &mut Meter<'_>, body: &mut dyn Body, empty: &mut dyn Body) {
 const PROBES: usize = 2;
 
 /// The iteration counts of a batched body's readings of one input per bracket
-/// ([`Body::single`]): two, for a slope; small, so that a costly setup or bracket costs little.
+/// (`Body::single`): two, for a slope; small, so that a costly setup or bracket costs little.
 const SINGLE_PROBE_ITERATIONS: [u64; 2] = [4, 8];
 
 /// The second iteration count of a flat pass whose samples take `n`: a quarter of it (at least
@@ -1049,7 +1049,7 @@ struct PassState {
     multiplexed: Vec<bool>,
     /// Readings at a second iteration count, for exact counters only. Not samples.
     probes: Vec<Probe>,
-    /// A batched body's readings of one input per bracket ([`Body::single`]), for exact
+    /// A batched body's readings of one input per bracket (`Body::single`), for exact
     /// counters only: when there are any, an exact counter's slope is theirs.
     single: Vec<Probe>,
 }
@@ -1132,7 +1132,7 @@ impl PassState {
     }
 
     /// A reading of `n` iterations of a batched body made to take one input per bracket
-    /// ([`Body::single`]), after the same of the empty body.
+    /// (`Body::single`), after the same of the empty body.
     fn probe_single(
         &mut self,
         meter: &mut Meter<'_>,
