@@ -1918,8 +1918,76 @@ mod guest {
         }
 
         // Batched routines of exactly 37 instructions, each batch size, with a setup of 4,097:
-        // exactly 37 in every sample, via mrs.
-        check_batched(c, &report, Source::Mrs);
+        // exactly 37 in every sample, via mrs; then three of them through read(2), on a short
+        // plan (a read(2) bracket costs tens of thousands of instructions here: the whole set on
+        // the plan above takes minutes of the boot's time).
+        check_batched(c, &report, Source::Mrs, &BATCHED_37);
+        set_user_access(c, 0);
+        let read_json = "/tmp/arm64_batched_read.json";
+        let read_ids = [
+            "arm64/batched_37",
+            "arm64/batched_small_37",
+            "arm64/batched_ref_37",
+        ];
+        let mut read_args = vec![
+            "--bench",
+            "--counters",
+            "instructions",
+            "--json",
+            read_json,
+            "--sample-size",
+            "10",
+            "--rounds",
+            "2",
+            "--warm-up-time",
+            "0.001",
+            "--measurement-time",
+            "0.005",
+            "--format",
+            "terse",
+            "--exact",
+        ];
+        read_args.extend(read_ids);
+        println!("$ {path} {}", read_args.join(" "));
+        let started = std::time::Instant::now();
+        let out = std::process::Command::new(path)
+            .args(&read_args)
+            .env("CARGO_TARGET_DIR", "/tmp/target-read")
+            .env("NO_COLOR", "1")
+            .output();
+        set_user_access(c, 1);
+        println!(
+            "(the read(2) run took {:.1} s of guest time)",
+            started.elapsed().as_secs_f64()
+        );
+        match out {
+            Ok(o) if o.status.success() => match std::fs::read_to_string(read_json)
+                .map_err(|e| e.to_string())
+                .and_then(|t| {
+                    perfbench_analysis::model::json::from_json(&t).map_err(|e| e.to_string())
+                }) {
+                Ok(r) => check_batched(
+                    c,
+                    &r,
+                    Source::Read,
+                    &["batched_37", "batched_small_37", "batched_ref_37"],
+                ),
+                Err(e) => {
+                    c.check(false, format_args!("read {read_json}: {e}"));
+                }
+            },
+            Ok(o) => {
+                print!("{}", String::from_utf8_lossy(&o.stdout));
+                print!("{}", String::from_utf8_lossy(&o.stderr));
+                c.check(
+                    false,
+                    format_args!("the batched run through read(2) exits 0 ({})", o.status),
+                );
+            }
+            Err(e) => {
+                c.check(false, format_args!("run {path}: {e}"));
+            }
+        }
     }
 
     /// The suite's batched benchmarks of a 37-instruction routine (`.ci/arm64/suite.rs`).
@@ -1933,10 +2001,10 @@ mod guest {
         "batched_ref_37",
     ];
 
-    /// Each of [`BATCHED_37`] reads exactly 37 instructions per iteration in every sample of
-    /// `report`, via `source`.
-    fn check_batched(c: &mut Checks, report: &Report, source: Source) {
-        for name in BATCHED_37 {
+    /// Each of `names` (of [`BATCHED_37`]) reads exactly 37 instructions per iteration in every
+    /// sample of `report`, via `source`.
+    fn check_batched(c: &mut Checks, report: &Report, source: Source, names: &[&str]) {
+        for name in names {
             let id = format!("arm64/{name}");
             match report.bench(&id).and_then(|b| b.counter("instructions")) {
                 Some(r) => {
