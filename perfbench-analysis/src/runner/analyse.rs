@@ -21,56 +21,23 @@ use perfbench::runner::output_dir;
 use perfbench::runner::progress::Progress;
 
 /// What the analysis needs of a selected benchmark: its identity and its attribute's options
-/// that outlive the measurement (throughput, counters for `--simulate`, thresholds), read from
-/// the benchmark binary's description of its benchmarks ([`super::stream`]).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Chosen {
-    pub(crate) id: String,
-    pub(crate) group: String,
-    pub(crate) name: String,
-    pub(crate) params: Option<String>,
-    pub(crate) throughput: Option<model::Throughput>,
-    /// The attribute's `counters`, if any.
-    pub(crate) counters: Option<Vec<String>>,
-    /// The attribute's `thresholds`.
-    pub(crate) thresholds: Vec<(String, f64)>,
-}
+/// that outlive the measurement (throughput, counters for `--simulate`, thresholds), as the
+/// benchmark binary describes it ([`super::stream`]).
+pub(crate) use perfbench::protocol::stream::Described as Chosen;
 
-impl From<perfbench::protocol::stream::Described> for Chosen {
-    fn from(d: perfbench::protocol::stream::Described) -> Chosen {
-        Chosen {
-            id: d.id,
-            group: d.group,
-            name: d.name,
-            params: d.params,
-            throughput: d.throughput,
-            counters: d.counters,
-            thresholds: d.thresholds,
-        }
+/// The result of `c` without counters.
+pub(crate) fn result_of(c: &Chosen, outcome: Outcome) -> Benchmark {
+    Benchmark {
+        throughput: c.throughput,
+        ..Benchmark::new(&c.id, &c.group, &c.name, c.params.as_deref(), outcome)
     }
 }
 
-impl Chosen {
-    /// Its result without counters.
-    pub(crate) fn result(&self, outcome: Outcome) -> Benchmark {
-        Benchmark {
-            throughput: self.throughput,
-            ..Benchmark::new(
-                &self.id,
-                &self.group,
-                &self.name,
-                self.params.as_deref(),
-                outcome,
-            )
-        }
-    }
-
-    /// Its result when it could not be measured.
-    pub(crate) fn failed(&self, error: String) -> Benchmark {
-        Benchmark {
-            error: Some(error),
-            ..self.result(Outcome::Failed)
-        }
+/// The result of `c` when it could not be measured.
+pub(crate) fn failed_result(c: &Chosen, error: String) -> Benchmark {
+    Benchmark {
+        error: Some(error),
+        ..result_of(c, Outcome::Failed)
     }
 }
 

@@ -33,7 +33,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use super::analyse::Chosen;
+use super::analyse::{failed_result, result_of, Chosen};
 use super::derived_metrics;
 use crate::model::{self, Benchmark, Config, CounterResult, Outcome, Report, Sampling};
 use crate::stats::{self, StatsConfig};
@@ -241,7 +241,7 @@ impl Simulate {
                 return chosen
                     .iter()
                     .map(|p| {
-                        let mut r = p.failed(e.clone());
+                        let mut r = failed_result(p, e.clone());
                         finished(p, &mut r, bar);
                         r
                     })
@@ -319,7 +319,7 @@ impl Simulate {
         });
         let (stdout, stderr) = match files {
             Ok(f) => f,
-            Err(e) => return p.failed(format!("cannot prepare {}: {e}", dir.display())),
+            Err(e) => return failed_result(p, format!("cannot prepare {}: {e}", dir.display())),
         };
         let status = self
             .command(exe, dir, &p.id)
@@ -329,29 +329,30 @@ impl Simulate {
         let status = match status {
             Ok(s) => s,
             Err(e) => {
-                return p.failed(format!(
-                    "cannot start {}: {e}",
-                    self.valgrind.path.display()
-                ))
+                return failed_result(
+                    p,
+                    format!("cannot start {}: {e}", self.valgrind.path.display()),
+                )
             }
         };
         let result = match std::fs::read_to_string(dir.join(sim::FILE)) {
             Ok(text) => match sim::Result::decode(&text) {
                 Ok(r) => r,
-                Err(e) => return p.failed(e.to_string()),
+                Err(e) => return failed_result(p, e.to_string()),
             },
-            Err(_) => return p.failed(crash_message(status, dir)),
+            Err(_) => return failed_result(p, crash_message(status, dir)),
         };
         match result.outcome {
             Outcome::Measured => {}
             Outcome::Panicked => {
                 return Benchmark {
                     error: result.error,
-                    ..p.result(Outcome::Panicked)
+                    ..result_of(p, Outcome::Panicked)
                 }
             }
             _ => {
-                return p.failed(
+                return failed_result(
+                    p,
                     result
                         .error
                         .unwrap_or_else(|| "failed under Callgrind".to_owned()),
@@ -360,7 +361,7 @@ impl Simulate {
         }
         let counters = match counter_results(dir, &result.samples, &self.counters_for(p)) {
             Ok(c) => c,
-            Err(e) => return p.failed(e),
+            Err(e) => return failed_result(p, e),
         };
         let cfg = StatsConfig::default();
         let counters: Vec<CounterResult> = counters
@@ -375,7 +376,7 @@ impl Simulate {
             counters,
             derived,
             throughput: result.throughput.or(p.throughput),
-            ..p.result(Outcome::Measured)
+            ..result_of(p, Outcome::Measured)
         }
     }
 }

@@ -33,7 +33,7 @@ pub(crate) fn read_hello(input: &mut dyn BufRead) -> Result<Hello, String> {
     match wire::decode_hello(&line) {
         Ok(hello) => Ok(Hello {
             counters: hello.counters,
-            chosen: hello.benchmarks.into_iter().map(Chosen::from).collect(),
+            chosen: hello.benchmarks,
         }),
         Err(HelloError::Version { stream, perfbench }) => {
             let theirs = perfbench.as_deref().unwrap_or("(unknown)");
@@ -146,7 +146,7 @@ mod tests {
         .encode();
         let hello = read_hello(&mut format!("{line}\n").as_bytes()).unwrap();
         assert_eq!(hello.counters, ["wall-time"]);
-        assert_eq!(hello.chosen, [Chosen::from(a), Chosen::from(b)]);
+        assert_eq!(hello.chosen, [a, b]);
         assert_eq!(hello.chosen[0].thresholds, [("wall-time".to_owned(), 0.1)]);
     }
 }

@@ -1114,6 +1114,31 @@ impl PassState {
     /// One reading at `n` iterations for the exactness derivation: the empty body, then the
     /// body, kept apart from the samples.
     fn probe(&mut self, meter: &mut Meter<'_>, body: &mut dyn Body, empty: &mut dyn Body, n: u64) {
+        let p = self.reading(meter, body, empty, n);
+        self.probes.push(p);
+    }
+
+    /// A reading of `n` iterations of a batched body made to take one input per bracket
+    /// ([`Body::single`]), after the same of the empty body.
+    fn probe_single(
+        &mut self,
+        meter: &mut Meter<'_>,
+        body: &mut dyn Body,
+        empty: &mut dyn Body,
+        n: u64,
+    ) {
+        let p = self.reading(meter, body, empty, n);
+        self.single.push(p);
+    }
+
+    /// The empty body's reading of `n` iterations, then the body's (its multiplexing noted).
+    fn reading(
+        &mut self,
+        meter: &mut Meter<'_>,
+        body: &mut dyn Body,
+        empty: &mut dyn Body,
+        n: u64,
+    ) -> Probe {
         meter.clear();
         empty.run(n, meter);
         let calibration = (meter.totals().0, meter.irregular);
@@ -1123,27 +1148,12 @@ impl PassState {
         for (any, now) in self.multiplexed.iter_mut().zip(mux) {
             *any |= now;
         }
-        self.probes.push(Probe {
+        Probe {
             n,
             calibration,
             totals: (totals, meter.irregular),
             pairs: meter.pairs.max(1),
-        });
-    }
-
-    /// A reading of `n` iterations of a batched body made to take one input per bracket
-    /// (`Body::single`), after the same of the empty body.
-    fn probe_single(
-        &mut self,
-        meter: &mut Meter<'_>,
-        body: &mut dyn Body,
-        empty: &mut dyn Body,
-        n: u64,
-    ) {
-        let before = self.probes.len();
-        self.probe(meter, body, empty, n);
-        let p = self.probes.remove(before);
-        self.single.push(p);
+        }
     }
 
     /// Column `c`'s `(iterations, total - overhead)` at each iteration count of the single

@@ -259,9 +259,10 @@ impl Answer {
             outcome: Outcome,
         }
         const WHAT: &str = "a worker's answer";
-        // Which answer it is: the one of the answers' keys it has (serde_json's maps do not keep
-        // the members' order, so the answer itself is then read from the text).
-        let members: serde_json::Map<String, serde_json::Value> = super::decode(WHAT, line)?;
+        // Which answer it is: the one of the answers' keys it has (its members skimmed, not
+        // built; the answer itself is then read from the text).
+        let members: std::collections::BTreeMap<String, serde::de::IgnoredAny> =
+            super::decode(WHAT, line)?;
         let key = ["benchmarks", "ready", "sampled", "done", "error"]
             .into_iter()
             .find(|k| members.contains_key(*k))
