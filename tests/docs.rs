@@ -1,6 +1,9 @@
 //! The README and the guide (`docs/`, an mdBook): every relative link leads to a file that
 //! exists, and every `#anchor` into a Markdown page to one of its headings; the book's
-//! `SUMMARY.md` lists every page; README stays the front door (at most 200 lines, no history).
+//! `SUMMARY.md` lists every page; README stays the front door (at most 200 lines, no history);
+//! every code block names its language, and every page with a Rust block is a doctest of
+//! `src/lib.rs`. The command lines of the `sh` blocks are parsed by perfbench-cli's
+//! `docs_tests`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -157,4 +160,56 @@ fn the_readme_is_a_front_door() {
                 && w.chars().any(|c| c.is_ascii_alphabetic())
         });
     assert_eq!(hash_like, None, "README.md names a commit");
+}
+
+/// The languages a fenced block may name, and what checks each: `rust` blocks are doctests of
+/// `src/lib.rs`; `sh` and `console` blocks are parsed by the tool's test
+/// `documented_command_lines_parse` (perfbench-cli); the rest are shown, not run.
+const FENCES: [&str; 8] = [
+    "rust", "sh", "console", "text", "toml", "json", "yaml", "markdown",
+];
+
+/// The info strings of a Markdown text's opening fences (` ```lang ` or ` ````lang `).
+fn fences(text: &str) -> Vec<String> {
+    let mut open: Option<usize> = None;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        let ticks = t.chars().take_while(|&c| c == '`').count();
+        if ticks < 3 {
+            continue;
+        }
+        match open {
+            Some(n) if ticks == n && t[ticks..].trim().is_empty() => open = None,
+            Some(_) => {}
+            None => {
+                open = Some(ticks);
+                out.push(t[ticks..].trim().to_owned());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_code_block_names_its_language_and_every_rust_block_is_compiled() {
+    let lib = fs::read_to_string(Path::new(WORKSPACE).join("src/lib.rs")).unwrap();
+    let mut wrong = Vec::new();
+    for page in pages() {
+        let text = fs::read_to_string(&page).unwrap();
+        let relative = page.strip_prefix(WORKSPACE).unwrap().display().to_string();
+        for info in fences(&text) {
+            let lang = info.split(',').next().unwrap_or("");
+            if !FENCES.contains(&lang) {
+                wrong.push(format!("{relative}: a block fenced as `{info}`"));
+            }
+            if lang == "rust" && !lib.contains(&format!("include_str!(\"../{relative}\")")) {
+                wrong.push(format!(
+                    "{relative} has a Rust block, and src/lib.rs does not include the page as a doctest"
+                ));
+            }
+        }
+    }
+    wrong.dedup();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -24,12 +24,14 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::OnceLock;
 use std::time::Instant;
 
 mod throwaway;
-use throwaway::{path_with, perfbench_tool_dir, serial, show, workspace_target, write_if_changed};
+use throwaway::{
+    path_with, perfbench_tool_dir, serial, show, workspace_target, write_if_changed, Crate,
+};
 
 use perfbench_analysis::model::json::from_json;
 use perfbench_analysis::model::{Outcome, Report, Throughput};
@@ -288,11 +290,9 @@ fn parts(id: &str) -> (&str, &str, Option<&str>) {
 /// The crate, built once per test process; the lock serialises processes, the mutex the tests
 /// of this one (runs must not share the machine's cores, nor the suite's report).
 struct Downstream {
-    dir: PathBuf,
-    target: PathBuf,
-    /// `PATH` with this checkout's `perfbench` tool first: the crate's lean bench binary hands
-    /// its runs to it.
-    path: std::ffi::OsString,
+    /// The crate; its `PATH` has this checkout's `perfbench` tool first: the crate's lean bench
+    /// binary hands its runs to it.
+    krate: Crate,
     _lock: perfbench_analysis::baseline::SuiteLock,
 }
 
@@ -328,9 +328,12 @@ fn downstream() -> &'static Downstream {
         write_if_changed(&dir.join("Cargo.lock"), &lock_file);
         write_if_changed(&dir.join(format!("benches/{SUITE}.rs")), BENCH);
         let d = Downstream {
-            dir,
-            target: root.join("target"),
-            path: path_with(&perfbench_tool_dir()),
+            krate: Crate {
+                dir,
+                target: root.join("target"),
+                path: path_with(&perfbench_tool_dir()),
+                offline: true,
+            },
             _lock: lock,
         };
         let started = Instant::now();
@@ -350,15 +353,7 @@ fn downstream() -> &'static Downstream {
 
 impl Downstream {
     fn cargo(&self, args: &[&str]) -> Output {
-        Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-            .args(args)
-            .current_dir(&self.dir)
-            .env("PATH", &self.path)
-            .env("CARGO_TARGET_DIR", &self.target)
-            .env("CARGO_TERM_COLOR", "never")
-            .env("CARGO_NET_OFFLINE", "true")
-            .output()
-            .unwrap()
+        self.krate.cargo(args)
     }
 
     /// `cargo bench --bench forms -- ARGS`, which must succeed.
@@ -382,11 +377,7 @@ impl Downstream {
     }
 
     fn json_path(&self, what: &str) -> PathBuf {
-        let path = self
-            .target
-            .join(format!("{what}-{}.json", std::process::id()));
-        let _ = fs::remove_file(&path);
-        path
+        self.krate.json_path(what)
     }
 }
 

@@ -22,6 +22,8 @@ mod cli_tests;
 mod compare;
 mod comparison;
 mod comparison_html;
+#[cfg(test)]
+mod docs_tests;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -95,3 +95,44 @@ pub fn show(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     )
 }
+
+/// A throwaway crate's directory, its target directory and the `PATH` its commands run with.
+pub struct Crate {
+    /// The crate's directory (its `Cargo.toml`).
+    pub dir: PathBuf,
+    /// Its `CARGO_TARGET_DIR`.
+    pub target: PathBuf,
+    /// `PATH` for its commands (with this checkout's `perfbench` tool first).
+    pub path: std::ffi::OsString,
+    /// No registry access: every dependency is in the lock file and cargo's cache.
+    pub offline: bool,
+}
+
+impl Crate {
+    /// `cargo ARGS` in the crate, without colour or backtraces.
+    pub fn cargo(&self, args: &[&str]) -> Output {
+        let mut command =
+            std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        command
+            .args(args)
+            .current_dir(&self.dir)
+            .env("PATH", &self.path)
+            .env("CARGO_TARGET_DIR", &self.target)
+            .env("CARGO_TERM_COLOR", "never")
+            .env_remove("RUST_BACKTRACE");
+        if self.offline {
+            command.env("CARGO_NET_OFFLINE", "true");
+        }
+        command.output().unwrap()
+    }
+
+    /// A path for a JSON report under the target directory, unique to this test process, with
+    /// nothing there yet.
+    pub fn json_path(&self, what: &str) -> PathBuf {
+        let path = self
+            .target
+            .join(format!("{what}-{}.json", std::process::id()));
+        let _ = fs::remove_file(&path);
+        path
+    }
+}

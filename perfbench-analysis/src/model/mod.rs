@@ -1,16 +1,15 @@
 //! The data model of a run: what a suite measured, as plain Rust types that are also the JSON
-//! report (docs/json-report.md, and the schema in `schema/`).
+//! report (the guide's docs/json-report.md, and the schema in `schema/`, generated from these
+//! types by a test). The harness produces a [`Report`]; the terminal, the JSON file, baselines,
+//! `perfbench compare` and the other renderers consume one. This module imports only the
+//! vocabulary beneath it ([`Source`], [`Estimate`], [`Change`]) and nothing that measures,
+//! compares or renders.
 //!
-//! The harness produces a [`Report`]; the terminal, the JSON file, baselines, `perfbench
-//! compare` and the other renderers consume one. This module sits below all of them: it imports
-//! only the vocabulary of the layers beneath it ([`Source`] from
-//! `counters`, [`Estimate`] and [`Change`] from `stats`) and nothing that measures, compares or
-//! renders.
-//!
-//! The types derive serde's `Serialize` and `Deserialize`; [`json`] writes and reads the
-//! document ([`json::to_json`], [`json::from_json`]) and [`file`](mod@file) loads it from disk with the
-//! checks a file from a user needs ([`file::load`]) and writes it atomically
-//! ([`file::write_atomic`]). A user's own tool can read reports with these types:
+//! [`json`] writes and reads the document ([`json::to_json`], [`json::from_json`]; non-finite
+//! floats are `null`, integers exact), and [`file`](mod@file) loads it from disk with the checks a
+//! file from a user needs ([`file::load`]) and writes it atomically ([`file::write_atomic`]).
+//! Within one [`SCHEMA_VERSION`] fields may be added, none removed or changed in meaning; a newer
+//! `schema_version` is an error. A user's own tool can read reports with these types:
 //!
 //! ```no_run
 //! let text = std::fs::read_to_string("target/perfbench/quickstart.json")?;
@@ -22,26 +21,6 @@
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-//!
-//! # The document
-//! `perfbench-analysis/schema/report-v1.schema.json` (JSON Schema draft 2020-12) is generated from these
-//! types by a test, which fails when the checked-in file and the types drift apart; another
-//! test validates real output against it.
-//!
-//! - Members appear in the order of the fields here. Objects keyed by name (`counters`,
-//!   `derived`, `machine.sources`) keep the order of the vectors (the order the user asked for);
-//!   a repeated name keeps its first entry.
-//! - `params` is `null` without `args` and `types`; `throughput` is `{"bytes": N}`, `{"elements": N}` or
-//!   `null`; `outcome` is `measured`, `tested`, `panicked` or `failed`, and `error` holds the
-//!   message of the last two.
-//! - **Non-finite numbers**: JSON has no NaN or infinity. Any non-finite float is written as
-//!   `null`, and read back as NaN (as `None` for the optional `slope` and `r_squared`). The
-//!   statistics never produce NaN, so in practice only raw per-iteration values and `overhead`
-//!   can be `null`. Integers (`iterations`, counts) are written exactly.
-//! - **Compatibility**: within one [`SCHEMA_VERSION`] fields may be added, none removed or
-//!   changed in meaning. Readers ignore members they do not know, and fields added after the
-//!   first version have defaults, so every report an earlier perfbench wrote still reads. A
-//!   newer `schema_version` is an error that names both versions.
 
 pub mod file;
 pub mod json;

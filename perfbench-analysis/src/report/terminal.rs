@@ -1,31 +1,12 @@
 //! Terminal output: a table per group (`pretty`), one line per benchmark (`terse`), or nothing
-//! until the end and then the JSON report (`json`).
-//!
-//! The runner prints each benchmark as it finishes, so output is produced per benchmark by a
-//! [`TerminalReporter`]: [`bench_done`](TerminalReporter::bench_done) returns the benchmark's
-//! block (preceded by a group header when the group changes), and
-//! [`finish`](TerminalReporter::finish) the closing summary. [`render`] does a whole suite at
-//! once and [`render_line`] one benchmark without a header.
-//!
-//! A pretty block:
-//!
-//! ```text
-//! math
-//!   math/fib_20
-//!     wall-time      1.21 µs  [1.20 1.22]  clock
-//!     instructions   4523     [4523 4523]  rdpmc
-//!     cycles*        3.80 K   [3.80 3.80]  rdpmc
-//!     ipc            1.19     [1.19 1.19]
-//!     throughput     25.2 GiB/s [25.0 25.4]
-//!     1 outlier among 20 samples of wall-time (1 high severe; the severe one is left out of the estimate)
-//!     * scaled: counter was multiplexed
-//! ```
-//!
-//! Each counter shows its per-iteration estimate (the slope with linear sampling, the mean
-//! otherwise, both without severe outliers: [`Estimate::point`]) and the confidence interval in
-//! the same scale, then its source. ANSI colour
-//! (bold id, dim interval, yellow multiplexing mark, red failure) appears only when
-//! [`Style::color`] is set; see [`color_wanted`].
+//! until the end and then the JSON report (`json`). The runner prints each benchmark as it
+//! finishes, through a [`TerminalReporter`]: [`bench_done`](TerminalReporter::bench_done) returns
+//! the benchmark's block (after a group header when the group changes) and
+//! [`finish`](TerminalReporter::finish) the closing summary; [`render`] does a whole suite at once
+//! and [`render_line`] one benchmark without a header. Each counter shows its estimate
+//! ([`Estimate::point`]), its interval in the same scale and its source; ANSI colour appears only
+//! when [`Style::color`] is set ([`color_wanted`]). The guide's docs/reading-results.md shows and
+//! explains the output.
 
 use std::fmt::Write as _;
 

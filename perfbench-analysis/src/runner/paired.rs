@@ -1,52 +1,16 @@
 //! Paired runs: the baseline build and the new build measured alternately, sample by sample, in
-//! one run (`cargo bench -- --paired NAME`, `perfbench ab OLD_EXE NEW_EXE`).
+//! one run (`cargo bench -- --paired NAME`, `perfbench ab OLD_EXE NEW_EXE`), the driver's side:
+//! [`run`] with the two [`Builds`].
 //!
-//! # Processes
-//! The driver starts each build as a **worker**: the bench executable itself, run with
-//! `--bench --perfbench-worker SUITE` (the new build's suite name, so that both builds give their
-//! benchmarks the same ids whatever their files are called), which serves the driver over its
-//! standard input and output instead of running the suite. Both builds are workers, the new one
-//! too (even when the driver is the new build's own executable), so both sides run the same
-//! code path in processes of the same age, and the driver's own work (statistics, reports)
-//! never runs inside either side's measurement. Only one worker runs at a time: the others
-//! wait, blocked on their pipe. All of them run on one CPU (the last the driver may use; they
-//! inherit its mask), so the core a process lands on is the same for both builds. The order in
-//! which the workers start and warm up is reversed every other round. Each round's workers run
-//! from fresh copies of the executables (in a scratch directory under the system's temporary
-//! directory): files with the same bytes differ in where the kernel put their pages, which moved
-//! a memory-bound benchmark by 1-2% here. A worker finds its build's own path in
-//! `PERFBENCH_WORKER_EXE` ([`WORKER_EXE_VAR`]).
-//!
-//! # Rounds
-//! A paired run has `--rounds` rounds ([`PAIRED_ROUNDS`], 20, by default; 10 with `--quick`),
-//! and **each round runs
-//! in fresh processes of both builds**: round 1 of every benchmark, then new workers, round 2,
-//! and so on. Each round calls the benchmark function afresh on every side (fresh setup, fresh
-//! allocations) and takes its share of the `--sample-size` pairs (100 by default). Two processes
-//! of the very same executable differ by up to a percent or two here in ways that last as long
-//! as the process or the allocation (address-space layout, where a buffer's pages landed): with
-//! fresh processes every round, that is noise between rounds, which the verdict's interval
-//! covers ([`crate::stats::paired`]), rather than a bias of one side that no number of pairs
-//! would average away.
-//!
-//! # Protocol
-//! Requests and answers are lines (typed in [`perfbench::protocol::worker`], version [`PROTOCOL`]). Whatever a
-//! benchmark prints goes to standard error: the worker keeps standard output for the protocol.
-//!
-//! # Order
-//! Within a round, sample `k` of every side is taken in one block, in the order base, new (and,
-//! with `--null-control`, the null side: the new build again) for even `k` and the reverse for
-//! odd `k`: A B, B A, A B, ... Within each pair of blocks both sides sit at the same mean time,
-//! so a linear drift of the machine cancels too, not only a step. Every side takes the same
-//! iteration count per sample, sized in the first round from the slower side's warm-up so that
-//! a sample takes `--measurement-time / --sample-size` (each side gets the measurement time,
-//! by default twice a plain run's: 3 s, or 0.8 s with `--quick`). Warm-up: half of
-//! `--warm-up-time` before the first round, the other half shared by the later ones.
-//!
-//! # Failure
-//! A worker that does not greet with this protocol version, exits, or does not answer within
-//! `--worker-timeout` (120 s by default) stops the run with a message naming the build, its exit
-//! status and the last lines it wrote to standard error, and exit code 2: never a verdict.
+//! Both builds run as workers, the bench executable started with `--bench --perfbench-worker
+//! SUITE`, one at a time on one CPU, fresh processes from fresh copies every round
+//! ([`PAIRED_ROUNDS`] by default, [`PAIRED_QUICK_ROUNDS`] with `--quick`; a worker finds its
+//! build's path in [`WORKER_EXE_VAR`]), sample `k` of every side in one block, in ABBA order.
+//! Requests and answers are lines typed in [`perfbench::protocol::worker`] (version
+//! [`PROTOCOL`]); a worker's standard output is the protocol's. A worker that does not greet with
+//! this version, exits, or does not answer within `--worker-timeout`
+//! ([`DEFAULT_WORKER_TIMEOUT_S`]) stops the run with exit code 2: never a verdict. The verdict is
+//! [`crate::stats::paired`]'s; the guide's docs/measuring.md ("Paired runs") explains the method.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, IsTerminal, Write};

@@ -1,30 +1,15 @@
 //! `--simulate`: every benchmark measured under Valgrind's Callgrind, with exact simulated
 //! counts, through the same statistics, baselines, comparisons and reports as counted runs.
 //!
-//! # How
-//! The bench executable (the driver) starts one copy of itself per benchmark under
-//! `valgrind --tool=callgrind --collect-atstart=no --cache-sim=yes --branch-sim=yes` with the
-//! cache model pinned ([`CACHE_OPTIONS`]: the I1, D1 and LL sizes gungraun and CodSpeed use), as
-//! `setarch <arch> -R` (no address-space randomisation), with an empty environment and without
-//! Valgrind's gdbserver (`--vgdb=no`). Addresses and the environment move instruction counts;
-//! the gdbserver's shared-memory file is named after the process id and shows in
-//! `/proc/self/maps`, which the Rust runtime reads at startup, so a process id of another
-//! length ran other code before the benchmark and left the simulated branch predictor in
-//! another state (a sorting benchmark read one miss more in its first sample).
-//! That child (the hidden `--perfbench-simulated DIR`) runs the one benchmark's function once
-//! per round; its sampler turns collection on and off around the measured code with client
-//! requests and dumps each region to a file of its own (see
-//! [`harness::simulate`](perfbench::harness::simulate) for the sample's arithmetic). It then writes
-//! what it ran (`result.json`: the outcome, the throughput the body set, and which dump holds
-//! which region) and exits. The driver reads the dumps with
-//! [`Dump::parse`](perfbench::counters::callgrind::Dump::parse), computes each counter's samples,
-//! and hands the results on like any run's.
-//!
-//! One process per benchmark keeps each benchmark's counts independent of which others run
-//! (and of their allocations), and lets a crash lose one benchmark only; up to one child per
-//! core runs at once, since simulated counts do not depend on the load of the machine.
-//! The dumps stay in `target/perfbench/simulate/<suite>/` until the next simulated run of the
-//! suite (KCachegrind and `callgrind_annotate` open them).
+//! The driver starts one child per benchmark (the bench executable with the hidden
+//! `--perfbench-simulated DIR`), up to one per core, under `valgrind --tool=callgrind` with the
+//! cache model pinned ([`CACHE_OPTIONS`]), no address-space randomisation, an empty environment and
+//! no gdbserver. The child runs its benchmark once per round, dumping each measured region to a
+//! file of its own (see [`harness::simulate`](perfbench::harness::simulate) for the sample's
+//! arithmetic), and writes `result.json`; the driver reads the dumps with
+//! [`Dump::parse`](perfbench::counters::callgrind::Dump::parse) and hands the results on like any
+//! run's. The dumps stay in `target/perfbench/simulate/<suite>/`. The guide's docs/simulate.md
+//! explains why each of these is pinned.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;

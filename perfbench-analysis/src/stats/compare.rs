@@ -1,40 +1,19 @@
-//! Change detection: did a counter regress, improve, or stay within noise?
+//! Change detection: did a counter regress, improve, or stay within noise? This module holds the
+//! vocabulary ([`Change`], [`Verdict`], [`CounterKind`] and its default thresholds,
+//! [`CompareConfig`]) and [`compare`], the rule for runs **without rounds**; runs measured in
+//! rounds are judged by [`compare_rounds`](super::compare_rounds), which falls back to
+//! [`compare`] when a side has fewer than three rounds. Larger values are worse: every counter is
+//! a cost.
 //!
-//! This module holds the vocabulary ([`Change`], [`Verdict`], [`CounterKind`] and its default
-//! thresholds, [`CompareConfig`]) and the rule for runs **without rounds**. Runs measured in
-//! rounds (the runner's default) are judged by [`compare_rounds`](super::compare_rounds) on
-//! the floors of their rounds, which falls back to [`compare`] when a side has fewer than
-//! three rounds.
-//!
-//! [`compare`] takes the per-iteration values of one counter from a baseline run and from a new
-//! run and returns a [`Change`]. A verdict other than [`Verdict::Unchanged`] needs two things:
-//!
-//! 1. **Significance**: the p-value of Welch's t-test on the two means (see
-//!    [`ttest`]) is below [`CompareConfig::significance`]. This rules out changes
-//!    the noise *inside* the runs explains.
-//! 2. **Size**: the whole bootstrap confidence interval of the ratio of means (new / base)
-//!    lies beyond `1 ± threshold`. This rules out changes the drift *between* runs explains,
-//!    which no within-run statistic can see: on a shared machine the same code measures up to
-//!    ~20-30% apart from one run to the next (docs/validation.md), so time-like counters get wide
-//!    thresholds and deterministic ones tight thresholds ([`CompareConfig::for_counter`]).
-//!
-//! Larger values are worse: every counter perfbench measures (time, cycles, instructions,
-//! misses) is a cost.
-//!
-//! # Degenerate input
-//! - Non-finite values (NaN, infinities) are discarded first, and so are each side's severe
-//!   outliers (beyond Tukey's outer fences, when the interquartile range is not 0), as for the
-//!   estimate's [`point`](super::Estimate::point): the means compared are the headline figures.
-//! - An empty side (after that) gives `ratio: None`, `p_value: 1`, [`Verdict::Unchanged`].
-//! - A side with a single value has no variance: the p-value is 1, so the verdict is
-//!   [`Verdict::Unchanged`] (one sample cannot show that a change is not noise).
-//! - Zero variance on both sides: equal values give p = 1; different values give p = 0 and the
-//!   threshold alone decides.
-//! - A baseline mean `<= 0` makes the ratio undefined: `ratio`, `ci_low` and `ci_high` are
-//!   `None`, and a significant difference is classified by its sign alone (a counter that went
-//!   from 0 to anything has changed by an unbounded factor, beyond any threshold). If the
-//!   baseline mean is positive but some bootstrap resample of it is not, the ratio is reported
-//!   but its interval is `None`, and the point ratio is held against the threshold instead.
+//! [`compare`] needs both: the p-value of Welch's t-test on the two means ([`ttest`]) below
+//! [`CompareConfig::significance`], and the whole bootstrap interval of the ratio of means beyond
+//! `1 ± threshold` ([`CompareConfig::for_counter`]). Non-finite values and each side's severe
+//! outliers are dropped first. An empty side gives `ratio: None` and [`Verdict::Unchanged`]; a
+//! single value or equal constant sides give p = 1, unequal constant ones p = 0; a baseline mean
+//! `<= 0` gives no ratio, and a significant difference is classified by its sign alone; a
+//! bootstrap resample of the baseline that is not positive leaves the ratio without an interval,
+//! and the point ratio is held against the threshold. The guide's docs/measuring.md ("The
+//! verdict") explains why.
 
 use super::bootstrap::{self, ConfidenceInterval};
 use super::ttest;

@@ -1,49 +1,14 @@
 //! The verdict of a **paired** run: the baseline build and the new build measured alternately in
-//! one run, sample `k` of one side taken right beside sample `k` of the other (see
-//! [`crate::runner::paired`] for the order, which also cancels linear drift).
+//! one run, sample `k` of one side right beside sample `k` of the other ([`crate::runner::paired`]
+//! takes them). [`compare_paired_rounds`] judges rounds of pairs, [`compare_paired`] one round.
 //!
-//! # Method
-//! Each pair gives one difference, so whatever the machine did during a pair (a slower clock, a
-//! busy neighbour for a few milliseconds) scales both of its samples alike and cancels:
-//!
-//! 1. **The per-pair change**: `d_k = ln(new_k / base_k)` when every value is positive (time,
-//!    cycles, instructions), else the plain difference `new_k - base_k` (counters that read 0
-//!    per iteration, such as page-faults in a steady loop), turned into a ratio against the
-//!    baseline's median.
-//! 2. **Rounds**: a paired run is measured in rounds, each a fresh call of the benchmark
-//!    function on every side (fresh setup, fresh allocations) with its share of the pairs. Two
-//!    processes differ in ways that last as long as the process or the allocation (where the
-//!    kernel put a buffer's pages, and so which cache sets it uses): within one round that is a
-//!    constant bias no number of pairs averages away. So each round gives one observation, its
-//!    change: the Hodges-Lehmann estimator of its `d_k` (the median of all pairwise averages
-//!    `(d_i + d_j) / 2`, `i <= j`: as robust as the median to a pair hit by a burst of noise,
-//!    nearly as efficient as the mean on clean data). With fewer than three rounds each pair is
-//!    an observation instead.
-//! 3. **Over rounds**, the estimate is the 20% trimmed mean of the rounds' changes
-//!    ([`ROUND_TRIM`]: the lowest and highest fifth left out), the interval and the p-value
-//!    Yuen's one-sample trimmed-mean t-test's (the standard error from the winsorized variance,
-//!    `h - 1` degrees of freedom for the `h` rounds kept): a round in which one side's process
-//!    was disturbed throughout (a neighbour, a bad placement of its memory) reads as a change of
-//!    10-30% here, and one such round in twenty widened the plain mean's t-interval enough to
-//!    hide a 2% change; trimming costs little on clean rounds. With ten rounds or fewer a rank
-//!    test has too few values to be significant at all (five rounds that all agree give
-//!    p = 0.06), while each round's change is already robust to the pairs hit by noise. Below
-//!    five rounds nothing is trimmed (Student's t-test). **Over pairs**
-//!    (fewer than three rounds) the estimate is the Hodges-Lehmann estimator of the pairs, the
-//!    interval the matching distribution-free one (from the Wilcoxon signed-rank statistic's
-//!    normal approximation), and the p-value the signed-rank test's.
-//! 4. **The verdict**: regressed when the p-value is below [`CompareConfig::significance`] and
-//!    the whole interval of the ratio lies above `1 + threshold`; improved when below
-//!    `1 - threshold`. The threshold is [`CompareConfig::paired_threshold`] (by default 0.5% for
-//!    time and cycles, see [`CounterKind::paired_threshold`](super::CounterKind::paired_threshold)):
-//!    lower than for separate runs, since the drift between runs that those thresholds absorb
-//!    cancels here. A change of at least [`CompareConfig::min_step`] per iteration (one count
-//!    of an exact counter) is a change at any size, when significant.
-//!
-//! When to trust it: the pairs must be exchangeable apart from the change. Two processes of the
-//! same build can still differ a little (memory placement, code alignment); the null control
-//! (`--null-control`: the new build against a second copy of itself in the same run) measures
-//! exactly that, and the verdict is refused when the null comparison is itself flagged.
+//! Each pair gives `ln(new / base)` (a difference where a value is not positive); each round's
+//! change is the Hodges-Lehmann estimate of its pairs ([`hodges_lehmann`]); over rounds, the
+//! estimate, interval and p-value are Yuen's trimmed-mean t-test's ([`ROUND_TRIM`] trimmed from
+//! each end), and with fewer than three rounds the pairs' own, with the signed-rank interval and
+//! test ([`signed_rank_interval`], [`signed_rank_p`]). `regressed` needs the p-value below
+//! [`CompareConfig::significance`] and the whole interval above `1 +`
+//! [`CompareConfig::paired_threshold`]. The guide's docs/measuring.md ("Paired runs") explains why.
 
 use super::compare::{Change, CompareConfig, Method, Verdict};
 use super::rounds::MIN_ROUNDS;

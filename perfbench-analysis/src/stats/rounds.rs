@@ -1,87 +1,16 @@
-//! Change detection between two runs measured in rounds: [`compare_rounds`].
+//! Change detection between runs measured in rounds, the runner's default: [`compare_rounds`]
+//! (one run a side) and [`compare_runs`] (sides of several runs, such as a baseline saved again
+//! from the same build).
 //!
-//! # Why rounds, and why the floor
-//! The samples of one run are not independent trials: they share the run's machine state
-//! (the neighbours on a shared host, the placement of the run's memory), which moves over
-//! seconds. On this project's VM a memory scan's round figures switched between two levels
-//! 40% apart within one run, and from run to run the figure moved 10 to 20 times more than
-//! the samples' own interval claimed: a test on the samples calls such a move a change.
-//!
-//! The runner therefore measures each benchmark in rounds spread over the whole run, with
-//! fresh setup each time (see `harness::sampler`), and this comparison works on the rounds:
-//!
-//! 1. **Round figure**: each round's smallest per-iteration value. The noise of a shared
-//!    machine only ever adds (a neighbour, an interrupt, a cold cache), so the fastest
-//!    samples are the ones least disturbed.
-//! 2. **Floor**: the smallest round figure of a run (its fastest sample). Of the figures
-//!    measured here over 21 runs of unchanged code (mean without outliers, median, median of
-//!    round medians, lower quartile, minimum), the floor repeated best from run to run:
-//!    median absolute deviation 0.9%, 1.7% and 0.4% for a computation, a memory scan and a
-//!    sort, against 0.8%, 7.1% and 6.1% for the mean. The change is `floor(new) /
-//!    floor(base)`.
-//! 3. **Threshold**: the change counts when it is beyond `max(threshold, noise_factor x
-//!    spread)`, where `spread` is the pooled interquartile range of the logarithms of the two
-//!    runs' round figures (the root mean square of the two): the drift between rounds,
-//!    measured in each run, is the evidence of how far a figure of this benchmark moves on this
-//!    machine, and a benchmark whose rounds move a lot gets a threshold to match. The default
-//!    factor, 0.5, and the default threshold of time, 8%, were chosen on two sets of 101 runs
-//!    of `bench-compare/verdict.sh` on this VM (one of them while other builds and benchmarks
-//!    ran beside it): every pair of runs of unchanged code compared, every pair of an
-//!    unchanged and a slowed-down run. [`CompareConfig::spread`] can measure the spread as
-//!    the lower quarter instead (the 25th percentile of the ln round figures minus their
-//!    smallest, times 1; [`Spread::LowQuarter`]): how far above the floor a quarter of the
-//!    rounds already were, which is what moves a floor between runs. The default stays the
-//!    interquartile range; the guide (docs/validation.md, "How often the verdict is right here") compares the two.
-//! 4. **Interval**: the percentile bootstrap of the floor ratio over rounds (each side's rounds
-//!    resampled with replacement). It shows how much the floor depends on a few rounds; a
-//!    wide one says the machine was unsettled. The verdict does not need it.
-//! 5. **Exact counters** (instructions, branches, faults; every simulated counter): identical
-//!    counts give a ratio of exactly 1, never a verdict. A change of at least
-//!    [`CompareConfig::min_step`] per iteration (half a count: one more instruction per
-//!    iteration) counts however small it is relative to the total, as does one beyond the
-//!    relative threshold; when the round figures of a side spread (code that is not
-//!    deterministic, such as a `HashMap` with `RandomState`), the change must also exceed that
-//!    spread (the largest minus the smallest round figure of either side), however large it is
-//!    relative to the total: under `--simulate`, 12 processes of a `HashMap` lookup benchmark
-//!    had floors 0.97% apart in branches and 14% in branch misses, each run's rounds spreading
-//!    about as much, and no pair of them was flagged by this rule (14 and 59 of the 132 pairs
-//!    were without it).
-//! 6. **A floor of 0 or below** (no page faults in the baseline; a calibrated empty body): the
-//!    ratio is undefined, and a difference of the floors counts when the Mann-Whitney test on
-//!    the round figures finds it significant (p below [`CompareConfig::significance`]) and,
-//!    for exact counters, it is at least `min_step`.
-//!
-//! # Several runs a side
-//! One run cannot show a state that lasts its whole life: on this project's VM the memory
-//! scan's floor sat 4.6% higher in 43% of the runs than in the others, for minutes at a time,
-//! so a baseline saved in the slow state hides a 10% slowdown of a run in the fast one (1.10 /
-//! 1.046 is within the 8% threshold), and a 10% slowdown was caught in only 71% of pairs of
-//! single runs. A baseline saved several times from the same build keeps its earlier runs
-//! ([`crate::model::Report::keep_earlier_runs`]), and [`compare_runs`] compares the sides'
-//! floors over all their runs: the baseline's is the fastest of its runs. A new run in the slow
-//! state then reads 4.6% above it (no false alarm at 8%), and a 10% slowdown in either state
-//! 10% or more. The spread that grows the threshold stays each run's own (the median over a
-//! side's runs): what differs between runs is what the floor over runs answers, and widening
-//! the threshold with it would give back what the runs gained. On the noise fitted here
-//! (`stats::simulation`) a baseline of five runs catches a 10% slowdown of `memory` in 97% of
-//! pairs (one run: 67-71%), with false alarms still below 1%; a speedup of 10% is caught less
-//! often (about half the pairs), since a single new run in the slow state improved by 10% is
-//! only 6% below the baseline's fastest run. Runs of the new build pooled the same way (two
-//! baselines compared with `perfbench compare`) restore that.
-//!
-//! Fewer than [`MIN_ROUNDS`] rounds on either side (reports written before rounds existed, or
-//! `--rounds 1` or 2): [`compare()`] on all samples, against
-//! [`CompareConfig::samples_threshold`].
-//!
-//! # When to trust a verdict
-//! `regressed` means: the fastest the new build ran in any round is slower than the fastest
-//! the baseline ran, by more than the threshold and by more than the rounds of both runs
-//! drift. Measured against a saved baseline here (docs/validation.md, "How often the verdict is right
-//! here"), that keeps false alarms rare and catches a 25% slowdown every time on benchmarks
-//! whose rounds repeat; a benchmark whose rounds drift widely gets a wide threshold, shown in
-//! the `change` object, and small changes to it cannot be seen on this machine. A whole run
-//! spent in an unusual machine state can still mislead it; paired runs of the two builds
-//! cancel that, and exact counters do not have it.
+//! The rule: each round's figure is its smallest per-iteration value ([`round_figures`]) and a
+//! run's **floor** the smallest of them ([`floor`]; over several runs, [`floor_of_runs`]). The
+//! change is `floor(new) / floor(base)`; it counts beyond `max(threshold, noise_factor x spread)`,
+//! the spread of each side's ln round figures as [`CompareConfig::spread`] measures it. An exact
+//! counter's change counts from [`CompareConfig::min_step`] per iteration when it also exceeds its
+//! rounds' spread; a floor of 0 or below is judged by the Mann-Whitney test on the round figures.
+//! With fewer than [`MIN_ROUNDS`] rounds on a side, [`compare()`] judges the samples instead,
+//! against [`CompareConfig::samples_threshold`]. The guide's docs/measuring.md ("The verdict")
+//! explains the rule, and docs/validation.md measures how often it is right.
 
 use super::bootstrap::{self, ConfidenceInterval};
 use super::compare::{compare, Change, CompareConfig, Method, Spread, Verdict};
@@ -114,7 +43,7 @@ pub fn compare_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfig) -> C
 
 /// Compares the runs of a baseline with the runs of a new build, each run given as its rounds
 /// (as [`compare_rounds`], which is this with one run a side). See the
-/// [module documentation](self), "Several runs a side".
+/// [module documentation](self).
 ///
 /// A side's floor is the smallest round figure of all its runs; the spread that grows the
 /// threshold is each run's own: the median over a side's runs, then the root mean square of

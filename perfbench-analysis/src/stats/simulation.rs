@@ -1,86 +1,13 @@
-//! The verdict on synthetic runs with the noise measured on this project's VM (issue 9,
-//! evidence 1), and the statistics' properties (evidence 2).
+//! The verdict on synthetic runs: a noise model whose profiles were fitted to real runs of
+//! `bench-compare/verdict-suite` (the model's terms are `Profile`'s fields), and tests that hold
+//! [`compare_rounds`] and [`compare_runs`] to their rates on it, with either spread measure
+//! ([`Spread::Iqr`], [`Spread::LowQuarter`]) and a fixed seed. The tests assert the targets where
+//! they hold and pin the other rates, so that a change of the rule shows.
 //!
-//! # The noise model
-//! Each sample of a synthetic run (10 rounds of 10 samples) is the true cost times:
-//!
-//! - **noise**: lognormal, `sample_noise`; and one-sided (the noise of a shared machine only
-//!   adds), `exp(calm * sample_tail * E)` per sample and `exp(round_tail * E)` per round, `E`
-//!   standard exponential. `calm = exp(noise_spread * N(0, 1))` is the run's own noise level:
-//!   measured here, the tail of one run's samples was up to ten times another's;
-//! - **spikes**: a share `spike_rate` of samples is hit by a preemption that adds up to
-//!   `spike_max` (uniform);
-//! - **disturbances**: a round is disturbed with probability `p_slow`, by a factor from `slow`
-//!   (uniform, or with `slow_shape` 1 plus a Pareto excess: mostly small, now and then large).
-//!   With probability `whole` (drawn per run around its mean with overdispersion
-//!   `whole_spread`: some runs' disturbances last whole rounds, others' never do) it slows
-//!   every sample of the round; otherwise each sample with a chance drawn uniform per round,
-//!   which usually leaves the round's smallest sample, the figure the verdict reads, alone.
-//!   With probability `persist` a round goes on with the disturbance (or the quiet) of the
-//!   round before;
-//! - **run level**: a lognormal factor per run, `run_drift`; a process level, `high` times the
-//!   cost in a share `p_high` of runs, switching at each round with probability `p_switch`;
-//!   and a run that with probability `p_all_slow` never sees an undisturbed round.
-//!
-//! The first model had only `sample_noise`, the spikes, whole-round disturbances with a
-//! uniform factor, `run_drift` and `p_all_slow`; its profiles ([`FIRST_SHAPE`] and the new
-//! fields at their defaults) draw exactly the numbers they drew then.
-//!
-//! # What was measured when
-//! - `compute`, `memory`, `sort`: fitted 2026-11-26 to 21 runs of unchanged code on this VM,
-//!   by `VERDICT_WORK=/tmp/perfbench-noise RUNS=21 SLOWDOWNS=0 bash bench-compare/verdict.sh &&
-//!   python3 bench-compare/noise_fit.py /tmp/perfbench-noise/runs` (the script says how each
-//!   parameter is estimated and how simulation removes the estimators' bias). Sample tails of
-//!   1.1%, 2.5% and 1.9% in the median run, the runs' levels spreading by a factor e^0.6 to
-//!   e^1.0; round tails 0.3-0.6%; 21%, 59% and 52% of rounds disturbed, of those 0%, 41% and
-//!   7% in every sample, by 1.05-1.29x, 1.05-2.15x and 1.05-1.49x (the memory scan's mostly
-//!   small: Pareto tail 0.9); the memory scan's disturbances going on into the next round in
-//!   30% of rounds, and its process level 4.6% higher in 43% of runs; run drift 0.1%, 0.7%
-//!   and 0.3%.
-//! - `first compute`, `first memory`, `first sort`: the first fit of the same runs, with the
-//!   first model's shape and the round states read from the round medians. Kept to show what
-//!   the shape did: every sample of a disturbed round slowed, so the simulated interquartile
-//!   range of a run's ln round minima was 0.6%, 32% and 15% against 0.4%, 2.9% and 0.9%
-//!   measured, and the thresholds of `memory` and `sort` grew past 10%.
-//! - `earlier steady`, `earlier contended`, `earlier bimodal`: fitted by an earlier session to
-//!   the same kind of runs on an earlier, noisier VM: sample noise 1% or 2%, spikes on 3% of
-//!   samples up to +50%, 10% to 60% of rounds disturbed by up to 1.6x (a busy neighbour), run
-//!   drift 0.5% to 1%, and in `earlier bimodal` a run in twenty with no quiet round (4 of 21
-//!   runs of the memory scan). They are kept as stress cases, the limits of separate runs:
-//!   where most rounds are disturbed the threshold grows with their spread and 10% is within
-//!   it, and a run with no quiet round reads as a change.
-//!
-//! # The check
-//! What the verdict reads, measured on the 21 runs and simulated from their fit (2000 runs;
-//! the test `the_fitted_profiles_read_as_the_runs_they_were_fitted_to` asserts the medians
-//! within a factor of 1.5 on this simulation):
-//!
-//! | | MAD of ln floor | IQR of ln round minima (median; 90th pct.) | 25th pct. - min (median; 90th pct.) |
-//! | --- | ---: | ---: | ---: |
-//! | compute | 0.08% / 0.08% | 0.40% / 0.37%; 0.79% / 0.70% | 0.13% / 0.13%; 0.49% / 0.26% |
-//! | memory | 1.92% / 1.73% | 2.90% / 2.54%; 8.0% / 13.7% | 0.59% / 0.42%; 3.2% / 2.4% |
-//! | sort | 0.19% / 0.21% | 0.91% / 0.86%; 6.0% / 3.6% | 0.34% / 0.26%; 1.13% / 0.62% |
-//!
-//! The measured runs, scaled by 1.1 and compared in every ordered pair, are caught in 100%,
-//! 71% and 100% of the pairs with no false alarm (either spread measure); 100 runs simulated
-//! from the fit, the same way, 100%, 68-72% and 100%, with no false alarm. The same fit of 11
-//! quieter runs (bench-compare/pairs.sh's `plain-0`) agrees with them as well (medians within
-//! 1.4x); the 21 runs' `compute` and `sort` describe those runs too, while their memory scan
-//! stayed at one process level (MAD of ln floor 0.30%, IQR 0.9%). Runs taken while builds ran
-//! beside them (`/tmp/perfbench-pairs-busy`) are outside the model: time-slicing slowed whole
-//! stretches by steps (1.5x, 1.77x, 2.1x, 2.5x the floor), nearly every round was touched,
-//! and one or two runs in eleven never saw a quiet round.
-//!
-//! Every rate is checked over 400 pairs of runs (a fixed seed: the rates are the same on
-//! every run of the test), with either spread measure of [`compare_rounds`]
-//! ([`Spread::Iqr`], the default, and [`Spread::LowQuarter`]). The issue's targets (at most
-//! 5% false alarms; a 10% change caught 95% of the time; 25% caught 99% of the time) hold for
-//! `compute`, `sort` and `earlier steady`; `memory` meets the false alarms and +25% and is
-//! caught at 10% in about 70% of the pairs, as its measured runs are; the tests pin what the
-//! other profiles give. Against a baseline of five runs of one build (the runs a baseline saved
-//! again keeps, [`compare_runs`]) the targets for a slowdown hold on all three fitted profiles,
-//! `memory` caught at 10% in 97% of the pairs; a 10% speedup of `memory` is then caught in about
-//! half of them (`detection_by_baseline_runs` prints 1, 3, 5 and 10 runs).
+//! `cargo test -p perfbench-analysis --lib detection_by_profile -- --nocapture` prints the
+//! detection tables (`detection_by_baseline_runs` for baselines of several runs). The fits, their
+//! check against the measured runs and the tables are in the guide's docs/validation.md
+//! ("Simulated runs").
 
 use super::compare::{CompareConfig, Spread, Verdict};
 use super::rng::Rng;
@@ -625,7 +552,7 @@ fn detection_by_baseline_runs() {
 /// what they gave when they were the fitted profiles: the targets hold for `first compute`
 /// (its +10% within the Monte Carlo error of 400 pairs); the other rates are pinned. Under
 /// that shape `memory` and `sort` read 30 and 15 times as wide a spread of round minima as
-/// the runs they were fitted to (see the module documentation).
+/// the runs they were fitted to (the guide's docs/validation.md, "Simulated runs").
 #[test]
 fn the_first_fits_with_the_first_shape() {
     let wall = CompareConfig::for_counter("wall-time");

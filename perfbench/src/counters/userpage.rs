@@ -1,35 +1,15 @@
-//! The user-page fast path: reading a counter group without a system call.
-//!
-//! Every mmapped perf event has a user page (`struct perf_event_mmap_page`, see
-//! `perf_event_open(2)`, "MMAP layout") that the kernel keeps current whenever it schedules,
-//! reprograms or stops the event. When the page allows it (`cap_user_rdpmc`, and `index != 0`
-//! right now), user space computes the count itself as
-//!
-//! ```text
-//! count = offset + sign_extend(hardware_counter[index - 1], pmc_width)
-//! ```
-//!
-//! inside a seqlock retry loop on the page's `lock`. [`FastReader`] does that for a whole group
-//! in one retry loop, and extrapolates `time_enabled`/`time_running` to the present (with
-//! `cap_user_time`) only where that is needed: when the group has been multiplexed
-//! (`time_enabled != time_running`, the test of the reference loop in `perf_event.h`), or when
-//! the caller asks for the times ([`FastReader::read_times`]). The straight-line hot path of
-//! the group code (`Hot`) has two forms: with the times and the multiplexing test (for
-//! [`Group::read`](crate::counters::Group::read)), and without any time
-//! ([`Group::read_counts`](crate::counters::Group::read_counts), the harness's bracket, whose
-//! caller detects multiplexing once per sample).
-//!
-//! [`reference`](mod@reference) is the minimal group read the fast path's cost is held
-//! against: the same seqlock, index, width, offset and sign-extension work and nothing else.
-//!
-//! The reader is generic over where page fields ([`PageView`]) and register values
-//! ([`Registers`]) come from. Production code uses `FastReader<MappedPage, arch::Native>`; the
-//! tests here (and the benchmarks) use the simulated page and registers of [`sim`], which is how
-//! the protocol is verified on machines without a PMU.
-//!
-//! This module owns the protocol only. Opening events, mapping pages and falling back to
-//! `read(2)` belong to the group code; the instructions themselves live in
-//! [`arch`](super::arch).
+//! The user-page fast path: reading a counter group without a system call. Where an event's user
+//! page allows it (`cap_user_rdpmc`, `index != 0`; `perf_event_open(2)`, "MMAP layout"), the count
+//! is `offset + sign_extend(hardware_counter[index - 1], pmc_width)`, read inside a seqlock retry
+//! loop on the page's `lock`. [`FastReader`] does that for a whole group in one retry loop,
+//! extrapolating `time_enabled`/`time_running` (with `cap_user_time`) only when the group was
+//! multiplexed or the caller asks ([`FastReader::read_times`]); its straight-line hot path serves
+//! [`Group::read`](crate::counters::Group::read) and, without any time,
+//! [`Group::read_counts`](crate::counters::Group::read_counts). [`reference`](mod@reference) is the
+//! minimal read its cost is held against. The reader is generic over [`PageView`] and
+//! [`Registers`]: production uses `FastReader<MappedPage, arch::Native>`, the tests and benchmarks
+//! [`sim`]'s simulated page. Opening events, mapping pages and the `read(2)` fallback belong to the
+//! group code; the instructions live in [`arch`](super::arch).
 
 use std::hint;
 use std::sync::atomic::{compiler_fence, Ordering};

@@ -1,68 +1,15 @@
-//! The measuring engine behind [`Bencher`](super::Bencher): warm-up, the sample plan, overhead
-//! calibration and the samples of every measurement pass.
+//! The measuring engine behind [`Bencher`](super::Bencher): warm-up, the sample plan
+//! ([`Plan`], flat or linear, in [`Plan::rounds`] rounds), overhead calibration with an empty body,
+//! and the samples of every measurement pass ([`Counters::passes`]), each bracketed by a [`Meter`].
 //!
-//! # Method
-//! 1. **Warm-up**: the body runs with 1, 2, 4, ... iterations until the warm-up time is spent;
-//!    the last run gives the time per iteration.
-//! 2. **Plan**: `sample_size` samples share the measurement time (divided among passes).
-//!    Flat sampling gives every sample the same `n` iterations; linear sampling gives sample `i`
-//!    `(i + 1) * d` iterations.
-//! 3. **Rounds**: the plan's samples are taken in [`Plan::rounds`] rounds; the runner calls the
-//!    benchmark function once per round, interleaving the rounds of all benchmarks over the
-//!    run, so each benchmark is measured in several stretches of the run and with fresh setup
-//!    (fresh allocations). Round `r` takes the plan's samples `r, r + R, r + 2R, ...`. The
-//!    first round warms up for half the warm-up time and fixes the plan for all; each later
-//!    round warms up again for its share of the other half. The spread between rounds is what `stats::compare_rounds` (perfbench-analysis) holds a
-//!    change against.
-//! 4. **Passes**: one per hardware counter group (counters the PMU cannot hold at once are
-//!    measured in separate passes) and one for all software counters together; `wall-time` is
-//!    measured in the first pass ([`Counters::passes`]).
-//! 5. **Calibration**: before each sample of a pass (and a few times up front), the *same*
-//!    bracket runs with an empty body and the same iteration count; the median of those
-//!    readings (a least-squares line in the iteration count, for linear sampling) is each
-//!    counter's overhead and is subtracted from every sample. The loop, the reads and the clock are therefore
-//!    cancelled, and an empty benchmark reads ~0 of everything. In the first round, each pass
-//!    starts with one discarded reading of one iteration of each body (`prime`), so no
-//!    sample pays the first run of the bracket's code.
-//! 6. **Samples**: `(delta - overhead) / n` per counter, scaled by `enabled / running` when the
-//!    group was multiplexed (and flagged). The brackets read counts only
-//!    ([`Group::read_counts`]: no times, no multiplexing test on the fast path); each group's
-//!    `time_enabled` and `time_running` are read once when a sample starts and once when it
-//!    ends, outside the brackets. Running time only accumulates while the group is on the PMU,
-//!    so a group whose two times advanced alike over the sample was never multiplexed during
-//!    it, brackets included: its counts are exact and unscaled. Otherwise the sample is
-//!    flagged multiplexed and its counts are scaled by the sample's `enabled / running`, an
-//!    estimate (as every multiplexed count is) that takes the group's share of the PMU inside
-//!    the brackets to be its share over the sample; the kernel rotates groups on a timer,
-//!    whatever code runs.
-//! 7. **Exact counts**: a counter whose every reading in the pass is a whole number that
-//!    repeats exactly at each iteration count (a deterministic count: retired instructions in
-//!    an emulator with `-icount`, page faults of a body that makes none, ...) is read as exact.
-//!    Calibration cancels the bracket but not work the compiled sample loop does once per
-//!    sample (a captured argument loaded before the loop, say), which would read as
-//!    `k + c / n`. For such a counter the per-iteration value is the slope of
-//!    `delta - overhead` in the iteration count instead, which cancels every per-sample
-//!    constant: through the samples' own counts with linear sampling (all of them on one line
-//!    exactly), through two more readings at a quarter of `n` with flat sampling (taken only
-//!    when some counter is exact; both must agree; a quarter, so the two cost half a
-//!    sample). Every sample of the counter then reads that slope, `k` itself.
-//!
-//!    A batched body (`iter_batched` with more than one input per bracket) holds the batch's
-//!    own loop inside each bracket, whose code depends on the inputs' and outputs' types and
-//!    which the calibration body (unit inputs, an empty routine) therefore does not cancel: its
-//!    cost per batch would read as a fraction per iteration, in every sample alike. Such a
-//!    body's exact counters take their slope from readings of one input per bracket instead
-//!    (`Body::single`): two at each of two small iteration counts, each after the same
-//!    reading of the empty body; the samples themselves stay batched, for the time's sake.
-//!
-//!    A reading one of whose bracket reads went off the fast path's hot path
-//!    ([`Group::slow_reads`]: the kernel updated the counter's page during the read, which
-//!    then ran again and counted the discarded attempt) is left out of this test, and reads
-//!    the slope too: what it counted more is the reader's code, not the body's. A flat pass
-//!    whose every sample was left out takes two more readings at `n`; without a second count
-//!    (a paired worker takes no probes) such a sample reads the regular samples' common
-//!    value. In the arm64 guest under QEMU such reads are routine in a benchmark of many
-//!    brackets per sample, and every one of them is flagged (see `.ci/arm64/README.md`).
+//! A sample is `(delta - overhead) / n` per counter. The groups' times, read once at the start and
+//! once at the end of a sample, outside the brackets ([`Group::read_counts`] reads counts only),
+//! tell whether it was multiplexed, and then scale it. A counter whose readings repeat exactly is
+//! read as its slope in the iteration count, so that per-sample constants cancel: through the
+//! samples' own counts, two more readings at a quarter of `n` with flat sampling, or readings of
+//! one input per bracket for a batched body (`Body::single`); readings with a
+//! [`Group::slow_reads`] bracket are left out of that test. The guide's docs/measuring.md
+//! ("How a benchmark is measured") explains each step.
 
 use std::fmt;
 use std::sync::Arc;
@@ -120,7 +67,8 @@ const CALIBRATION_RUNS: usize = 21;
 /// The bracket around measured code: reads the pass's counter groups (counts only, see
 /// [`Group::read_counts`]) and the clock at [`Meter::start`] and again at [`Meter::stop`], and
 /// adds up the differences. The groups' times are read once at the start and once at the end of
-/// each sample, outside the brackets, to detect multiplexing (see the module docs, 6).
+/// each sample, outside the brackets, to detect multiplexing (the guide's docs/measuring.md,
+/// "Multiplexing").
 pub struct Meter<'a> {
     groups: &'a mut [Group],
     wall: bool,
@@ -401,7 +349,7 @@ impl<'a> Meter<'a> {
     /// from [`Meter::clear`] to [`Meter::totals`] (running time only accumulates while the
     /// group is on the PMU, so equal advances mean it was there for the whole sample, brackets
     /// included); its counts are then scaled by the sample's `enabled / running` (see the
-    /// module docs, 6).
+    /// guide's docs/measuring.md, "Multiplexing").
     fn scaled_totals(&self) -> (Vec<f64>, Vec<bool>) {
         let mut values = Vec::with_capacity(self.acc.len() + 1);
         let mut multiplexed = Vec::with_capacity(self.acc.len() + 1);
@@ -962,7 +910,7 @@ fn run_pass(
     let any_exact =
         |state: &PassState| (0..columns).any(|c| state.exact_points(c, per_pair).is_some());
     // A batched body's exact counters take their slope from readings of one input per bracket
-    // (see `Body::single` and the module docs, 7), at two iteration counts, flat or linear.
+    // (see `Body::single` and the module docs), at two iteration counts, flat or linear.
     let batched = iterations.iter().any(|&n| body.batch_at(n) > 1);
     if batched && any_exact(&state) {
         body.single(true);
@@ -1043,7 +991,7 @@ struct PassState {
     totals: Vec<(Vec<f64>, u64)>,
     /// The indices in `calibration` and in `totals` of the readings a bracket read of which
     /// went off the fast path's hot path ([`Group::slow_reads`]): left out of the exactness
-    /// test (see the module docs, 7).
+    /// test (see the module docs).
     irregular: Irregular,
     /// Per column: whether its group was multiplexed in any sample.
     multiplexed: Vec<bool>,
@@ -1275,7 +1223,7 @@ impl PassState {
     }
 
     /// Per sample and column, `(total - overhead) / n` (for an exact column, its slope: see the
-    /// module docs, 7; for one without a slope, a sample left out of its exactness test reads
+    /// module docs; for one without a slope, a sample left out of its exactness test reads
     /// the regular readings' common value at its iteration count); the multiplexing flags; and
     /// each column's overhead at the first sample's iteration count.
     fn finish(mut self, iterations: &[u64], per_pair: bool, columns: usize) -> PassValues {

@@ -1,31 +1,13 @@
-//! perf.data files (the "file mode" format `perf record -o` writes), written and read.
-//!
-//! Layout written here, all in native byte order (which the magic encodes):
-//!
-//! ```text
-//! [header: 104 bytes]  "PERFILE2", header size, attr_size (= attr.size + 16), the attrs and
-//!                      data sections (offset, size), an empty event_types section, and the
-//!                      256-bit feature bitmap
-//! [ids]                each event's sample ids (u64), pointed at by its attr's ids section
-//! [attrs]              per event: perf_event_attr (attr.size bytes, at most 128: perf 6.1
-//!                      refuses 136) + its ids section (offset, size)
-//! [data]               the records: synthesized COMM and MMAP2 (from /proc/self/maps) first,
-//!                      then what the ring buffer gave, FINISHED_ROUND after each drain
-//! [feature index]      one (offset, size) per feature bit set, in ascending bit order
-//! [feature payloads]
-//! ```
-//!
-//! Features written ([`Features`]): HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID,
-//! TOTAL_MEM, CMDLINE, EVENT_DESC (each event's name, here the benchmark's), SAMPLE_TIME,
-//! BUILD_ID (read from the mapped binaries' `.note.gnu.build-id`; a binary without one gets no
-//! entry, a build id is never made up) and BRANCH_STACK when branches were sampled. Strings
-//! are perf's: a `u32` length, then the bytes NUL-padded to a multiple of 64.
-//!
-//! The file is written to a temporary name beside the target, synced and renamed into place:
-//! a crash or a full disk leaves the previous file alone.
-//!
-//! [`PerfData::read`] reads the header, attrs, ids, feature index and the features above back,
-//! in either byte order, and hands out the data section's bytes.
+//! perf.data files (the "file mode" format `perf record -o` writes), written ([`Writer`]) and read
+//! ([`PerfData::read`], either byte order). The layout, in native byte order (which the magic
+//! encodes): a 104-byte header ("PERFILE2", the attrs and data sections, the feature bitmap); each
+//! event's sample ids; per event a `perf_event_attr` of at most 128 bytes (perf 6.1 refuses 136)
+//! and its ids section; the data: synthesized COMM and MMAP2 records (from /proc/self/maps), then
+//! what the ring buffer gave, FINISHED_ROUND after each drain; the feature index and payloads
+//! ([`Features`]: HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID, TOTAL_MEM, CMDLINE,
+//! EVENT_DESC, SAMPLE_TIME, BUILD_ID from the mapped binaries' `.note.gnu.build-id`, never made
+//! up, and BRANCH_STACK when branches were sampled). The file is written to a temporary name
+//! beside the target, synced and renamed into place: a crash leaves the previous file alone.
 
 use std::fmt;
 use std::io::{self, Write};

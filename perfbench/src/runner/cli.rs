@@ -235,10 +235,37 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     ("include-ignored", "", "Run benchmarks marked `ignore` too"),
 ];
 
-/// Accepted for libtest compatibility; they change nothing here (and are not in `--help`).
-const LIBTEST_FLAGS: &[&str] = &["nocapture", "show-output"];
-/// Like [`LIBTEST_FLAGS`], but taking a value.
-const LIBTEST_OPTIONS: &[&str] = &["color"];
+/// Accepted for libtest and criterion compatibility (criterion's `--noplot`: the HTML report is
+/// always written); they change nothing here (and are not in `--help`).
+const LIBTEST_FLAGS: &[&str] = &["nocapture", "show-output", "noplot", "verbose", "quiet"];
+/// Like [`LIBTEST_FLAGS`], but taking a value: libtest's `--color`, and criterion's statistics
+/// and plotting settings, which perfbench's analysis does not have.
+const LIBTEST_OPTIONS: &[&str] = &[
+    "color",
+    "plotting-backend",
+    "significance-level",
+    "confidence-level",
+    "nresamples",
+];
+
+/// criterion's options that do what perfbench does another way: refused, with that way.
+const CRITERION_REFUSED: &[(&str, &str)] = &[
+    (
+        "profile-time",
+        "criterion's profiler mode: perfbench samples the measured region of each benchmark \
+         into a perf.data with `--profile` (feature `profile`)",
+    ),
+    (
+        "load-baseline",
+        "criterion's comparison of saved results: compare two saved runs with `perfbench \
+         compare target/perfbench/baselines/BASE target/perfbench/baselines/NEW`",
+    ),
+    (
+        "export",
+        "criterion's export of a baseline: `perfbench export target/perfbench/SUITE.json \
+         --format bmf` writes the Bencher Metric Format",
+    ),
+];
 
 /// A command line the binary cannot run, or a request for `--help`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -588,10 +615,13 @@ where
                 parser.value()?;
             }
             l => {
+                if let Some((_, why)) = CRITERION_REFUSED.iter().find(|(flag, _)| *flag == l) {
+                    return Err(CliError::usage(format!("`--{l}` is {why}")));
+                }
                 return Err(CliError::usage(match suggest(l) {
                     Some(s) => format!("unknown option `--{l}` (did you mean `--{s}`?)"),
                     None => format!("unknown option `--{l}`"),
-                }))
+                }));
             }
         }
         seen.push(long);
@@ -843,6 +873,19 @@ mod tests {
     #[test]
     fn libtest_flags_are_accepted() {
         assert!(p(&["--nocapture", "--color", "never", "--show-output"]).is_ok());
+        // criterion's, which its suites are run with.
+        assert!(p(&[
+            "--noplot",
+            "--plotting-backend",
+            "plotters",
+            "--nresamples",
+            "10"
+        ])
+        .is_ok());
+        let e = p(&["--profile-time", "5"]).unwrap_err().to_string();
+        assert!(e.contains("--profile"), "{e}");
+        let e = p(&["--load-baseline", "new"]).unwrap_err().to_string();
+        assert!(e.contains("perfbench compare"), "{e}");
     }
 
     /// 30,000 command lines drawn (by the bootstrap's seeded generator) from every option

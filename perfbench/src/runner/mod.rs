@@ -98,6 +98,9 @@ pub struct Planned {
 /// # }
 /// ```
 pub fn planned(suite: &str) -> Vec<Planned> {
+    if let Some(registered) = REGISTERED.get() {
+        return registered.clone();
+    }
     let mut out = Vec::new();
     for e in entry::registered() {
         let group = e
@@ -144,6 +147,40 @@ pub fn planned(suite: &str) -> Vec<Planned> {
         }
     }
     out
+}
+
+/// Benchmarks registered at run time, which [`planned`] returns instead of the `#[perfbench]`
+/// functions once set ([`register`]).
+static REGISTERED: std::sync::OnceLock<Vec<Planned>> = std::sync::OnceLock::new();
+
+/// Makes `benchmarks` the suite's benchmarks in place of the `#[perfbench]` functions: for a
+/// harness whose benchmarks are found by running code, such as perfbench-criterion's
+/// `criterion_main!`, which calls this and then [`main`]. Each [`Planned::run`] is called with
+/// its own [`Planned::arg`]. The first call wins; `false` when the benchmarks were already set.
+///
+/// ```
+/// use perfbench::harness::entry::{Entry, Options};
+/// use perfbench::runner::{planned, register, Planned};
+/// use perfbench::Bencher;
+///
+/// fn body(b: &mut Bencher, i: usize) {
+///     b.iter(|| i * 2);
+/// }
+/// let entry: &'static Entry = Box::leak(Box::new(Entry {
+///     name: "double", group: Some("found"), module_path: "suite", file: file!(), line: line!(),
+///     args: &[], arg_names: None, types: &[], options: Options::DEFAULT, run: body,
+/// }));
+/// let p = Planned {
+///     entry, type_name: None, run: body, arg: 7,
+///     id: "found/double".into(), group: "found".into(), params: None,
+/// };
+/// assert!(register(vec![p]));
+/// let ids: Vec<String> = planned("suite").into_iter().map(|p| p.id).collect();
+/// assert_eq!(ids, ["found/double"]);
+/// ```
+#[doc(hidden)]
+pub fn register(benchmarks: Vec<Planned>) -> bool {
+    REGISTERED.set(benchmarks).is_ok()
 }
 
 /// A function at the crate root is grouped under the suite's name; one in `crate::a::b`

@@ -1,34 +1,13 @@
-//! A benchmark binary's run: the binary measures, the `perfbench` tool analyses.
-//!
-//! A benchmark build compiles the measurement layers only (registration, counters, the harness
-//! and this client): no statistics, no serde, no reports, which is what keeps a clean benchmark
-//! build small. `cargo bench` then runs the binary, which
-//! 1. selects the benchmarks and checks the counters as any run does (a bad `--counters` is
-//!    refused here, before anything starts);
-//! 2. starts the tool, `perfbench run-suite --suite SUITE --exe THIS_BINARY -- ARGS...` (its own
-//!    command line after `--`), the one of this library's version: installed, or built once
-//!    per version into a cache shared by every project (`runner::provision`);
-//! 3. measures every benchmark in this process, and sends each
-//!    result to the tool as soon as it has it; the tool compares it, and answers with the text
-//!    to print, which the binary prints between its progress lines;
-//! 4. closes the pipe; the tool writes the report files, the baseline and the HTML report
-//!    (under `target/perfbench` beside the binary), and sends the summary; the binary
-//!    prints it and exits with the tool's exit code.
-//!
-//! Where no tool can be had (see `runner::provision`), the binary measures all the same and
-//! prints each counter's median with a distribution-free 95% interval (`estimates_only`),
-//! then one line that says why the comparison, the report files and the baseline are missing
-//! and how to get them.
-//!
-//! `--list` and `--test` (smoke tests, `cargo test --benches`) need no tool. `--test --json PATH`
-//! sends the smoke test's outcomes the same way, and the tool writes the report. `--paired` and
-//! `--simulate`, which the tool drives itself, are handed over whole (`hand_over`: this
-//! process becomes `perfbench run-suite`, which starts this binary as paired workers
-//! ([`super::worker`]) or under Callgrind, after asking it for its benchmarks with the hidden
-//! `--perfbench-describe`). `--profile` samples inside the benchmark binary and needs the
-//! `profile` feature.
-//!
-//! The messages are typed in [`crate::protocol::stream`].
+//! A benchmark binary's run: the binary measures, the `perfbench` tool analyses. The binary
+//! selects the benchmarks and checks the counters, starts the tool of its own version (`perfbench
+//! run-suite --suite SUITE --exe THIS_BINARY -- ARGS...`; found or built by `runner::provision`),
+//! measures every benchmark in this process and sends each result as soon as it has it, prints
+//! what the tool answers, and exits with the tool's exit code once the tool has written the
+//! reports. Without a tool it prints each counter's median with a distribution-free 95% interval
+//! (`estimates_only`) and says why the rest is missing. `--list` and `--test` need no tool;
+//! `--paired` and `--simulate` are handed over whole (`hand_over`: this process becomes
+//! `perfbench run-suite`, which starts this binary as paired workers ([`super::worker`]) or under
+//! Callgrind). The messages are typed in [`crate::protocol::stream`].
 
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
