@@ -10,6 +10,10 @@
 struct Readme;
 
 #[cfg(doctest)]
+#[doc = include_str!("../docs/writing.md")]
+struct GuideWriting;
+
+#[cfg(doctest)]
 #[doc = include_str!("../docs/library.md")]
 struct GuideLibrary;
 

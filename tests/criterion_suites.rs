@@ -10,7 +10,8 @@
 //!   48 benchmarks, base64 with 88, tracing-subscriber; the fixtures' README names them), with
 //!   the dependencies their crates' manifests give;
 //! - `faulty.rs` and `duplicate.rs`: a panicking benchmark, a target function that defines a
-//!   benchmark only once, and two benchmarks with one id.
+//!   benchmark only once, and two benchmarks with one id;
+//! - `custom_main.rs`: a hand-written `main` calling the groups and `final_summary`.
 //!
 //! What is checked: `--list` gives criterion's ids (for the published suites, exactly what real
 //! criterion listed: `real_*.ids`); `cargo test --bench NAME` runs every body once; a measured
@@ -228,6 +229,13 @@ fn list_gives_criterions_ids() {
     let _serial = serial();
     let out = succeeded(d.bench("api", &["--list"]), "--list");
     assert_eq!(listed(&out), API_IDS, "{}", show(&out));
+    let out = succeeded(d.bench("custom_main", &["--list"]), "--list");
+    assert_eq!(
+        listed(&out),
+        ["own main/add", "own main/mul"],
+        "{}",
+        show(&out)
+    );
     let mut real = 0;
     for suite in sound_fixtures().iter().filter(|s| s.starts_with("real_")) {
         let out = succeeded(d.bench(suite, &["--list"]), "--list");

@@ -188,8 +188,28 @@ impl<M> Criterion<M> {
         false
     }
 
-    /// Accepted; no effect (perfbench prints its summary when the run ends).
-    pub fn final_summary(&self) {}
+    /// Ends a hand-written `main`: runs the groups it called (which, outside
+    /// `criterion_main!`, only record themselves) as `criterion_main!` would, and exits with the
+    /// run's exit code. Under `criterion_main!` it does nothing (perfbench prints its summary when
+    /// the run ends).
+    ///
+    /// ```no_run
+    /// use perfbench_criterion::{criterion_group, Criterion};
+    ///
+    /// fn bench(c: &mut Criterion) {
+    ///     c.bench_function("add", |b| b.iter(|| 2 + 2));
+    /// }
+    /// criterion_group!(benches, bench);
+    ///
+    /// fn main() {
+    ///     // A suite's own main, as some write it instead of criterion_main!.
+    ///     benches();
+    ///     Criterion::default().configure_from_args().final_summary();
+    /// }
+    /// ```
+    pub fn final_summary(&self) {
+        engine::run_recorded();
+    }
 
     /// A group of benchmarks whose ids begin with `group_name`, with settings of its own.
     ///

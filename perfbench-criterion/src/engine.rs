@@ -155,6 +155,8 @@ struct State {
     bencher: Option<perfbench::Bencher>,
     /// In run mode: whether the benchmark ran.
     ran: bool,
+    /// Groups a hand-written `main` called, to run at `final_summary`.
+    recorded: Vec<fn()>,
 }
 
 thread_local! {
@@ -167,6 +169,7 @@ thread_local! {
             found: Vec::new(),
             bencher: None,
             ran: false,
+            recorded: Vec::new(),
         })
     };
 }
@@ -216,9 +219,12 @@ pub fn main(groups: &[fn()]) -> ExitCode {
     perfbench::runner::main()
 }
 
-/// What a `criterion_group!` function does: calls its targets with a `Criterion` made by
-/// `config` (each target with its own, as criterion's settings are per call).
-pub fn group<M>(config: impl Fn() -> Criterion<M>, targets: &[fn(&mut Criterion<M>)]) {
+/// What a `criterion_group!` function (`this`) does: calls its targets with a `Criterion` made
+/// by `config` (each target with its own, as criterion's settings are per call). Called by a
+/// hand-written `main` rather than `criterion_main!`'s, it only records itself: the groups
+/// recorded run when the `main` calls `Criterion::final_summary`, as criterion's own `main`
+/// does.
+pub fn group<M>(this: fn(), config: impl Fn() -> Criterion<M>, targets: &[fn(&mut Criterion<M>)]) {
     match with_state(|s| s.mode) {
         Mode::Discover => {
             for (t, target) in targets.iter().enumerate() {
@@ -235,10 +241,30 @@ pub fn group<M>(config: impl Fn() -> Criterion<M>, targets: &[fn(&mut Criterion<
                 target(&mut config());
             }
         }
-        Mode::Idle => eprintln!(
-            "warning: a criterion_group! function was called outside criterion_main!: \
-             perfbench-criterion runs benchmarks through criterion_main! only"
-        ),
+        Mode::Idle => with_state(|s| s.recorded.push(this)),
+    }
+}
+
+/// What `Criterion::final_summary` does: runs the groups a hand-written `main` called (see
+/// [`group`]) as `criterion_main!` would, and ends the process with the run's exit code;
+/// nothing when none was recorded (`criterion_main!`'s own run, or a second call).
+pub(crate) fn run_recorded() {
+    let recorded = with_state(|s| std::mem::take(&mut s.recorded));
+    if recorded.is_empty() || GROUPS.get().is_some() {
+        return;
+    }
+    let code = main(&recorded);
+    std::process::exit(exit_status(code));
+}
+
+/// The number behind an `ExitCode` (which offers no getter): perfbench's runner exits 0, 1 or 2.
+fn exit_status(code: ExitCode) -> i32 {
+    if code == ExitCode::SUCCESS {
+        0
+    } else if code == ExitCode::from(2) {
+        2
+    } else {
+        1
     }
 }
 

@@ -99,7 +99,7 @@ macro_rules! criterion_group {
     (name = $name:ident; config = $config:expr; targets = $( $target:path ),+ $(,)*) => {
         /// A group of benchmark targets (`criterion_group!`).
         pub fn $name() {
-            $crate::__private::group(|| $config, &[$($target),+]);
+            $crate::__private::group($name, || $config, &[$($target),+]);
         }
     };
     ($name:ident, $( $target:path ),+ $(,)*) => {
