@@ -38,34 +38,47 @@ fn slug(heading: &str) -> String {
         .collect()
 }
 
-/// The anchors of a Markdown text's headings (outside code blocks).
-fn anchors(text: &str) -> Vec<String> {
-    let mut fenced = false;
-    let mut out = Vec::new();
+/// A Markdown text split at its fenced code blocks: the lines outside them, and the info
+/// string of each block's opening fence (` ```lang `, ` ````lang `). A block ends at a fence of
+/// as many backticks with nothing after them, so a block may show a shorter fence inside.
+fn split_fences(text: &str) -> (Vec<&str>, Vec<String>) {
+    let mut open: Option<usize> = None;
+    let (mut prose, mut infos) = (Vec::new(), Vec::new());
     for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
+        let t = line.trim_start();
+        let ticks = t.chars().take_while(|&c| c == '`').count();
+        if ticks < 3 {
+            if open.is_none() {
+                prose.push(line);
+            }
             continue;
         }
-        if !fenced && line.starts_with('#') {
-            out.push(slug(line.trim_start_matches('#')));
+        match open {
+            Some(n) if ticks == n && t[ticks..].trim().is_empty() => open = None,
+            Some(_) => {}
+            None => {
+                open = Some(ticks);
+                infos.push(t[ticks..].trim().to_owned());
+            }
         }
     }
-    out
+    (prose, infos)
+}
+
+/// The anchors of a Markdown text's headings (outside code blocks).
+fn anchors(text: &str) -> Vec<String> {
+    split_fences(text)
+        .0
+        .into_iter()
+        .filter(|line| line.starts_with('#'))
+        .map(|line| slug(line.trim_start_matches('#')))
+        .collect()
 }
 
 /// The targets of the inline links `[text](target)` of a Markdown text, outside code.
 fn links(text: &str) -> Vec<String> {
-    let mut fenced = false;
     let mut out = Vec::new();
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
+    for line in split_fences(text).0 {
         let mut rest = line;
         while let Some(i) = rest.find("](") {
             let after = &rest[i + 2..];
@@ -169,28 +182,6 @@ const FENCES: [&str; 8] = [
     "rust", "sh", "console", "text", "toml", "json", "yaml", "markdown",
 ];
 
-/// The info strings of a Markdown text's opening fences (` ```lang ` or ` ````lang `).
-fn fences(text: &str) -> Vec<String> {
-    let mut open: Option<usize> = None;
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let t = line.trim_start();
-        let ticks = t.chars().take_while(|&c| c == '`').count();
-        if ticks < 3 {
-            continue;
-        }
-        match open {
-            Some(n) if ticks == n && t[ticks..].trim().is_empty() => open = None,
-            Some(_) => {}
-            None => {
-                open = Some(ticks);
-                out.push(t[ticks..].trim().to_owned());
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn every_code_block_names_its_language_and_every_rust_block_is_compiled() {
     let lib = fs::read_to_string(Path::new(WORKSPACE).join("src/lib.rs")).unwrap();
@@ -198,7 +189,7 @@ fn every_code_block_names_its_language_and_every_rust_block_is_compiled() {
     for page in pages() {
         let text = fs::read_to_string(&page).unwrap();
         let relative = page.strip_prefix(WORKSPACE).unwrap().display().to_string();
-        for info in fences(&text) {
+        for info in split_fences(&text).1 {
             let lang = info.split(',').next().unwrap_or("");
             if !FENCES.contains(&lang) {
                 wrong.push(format!("{relative}: a block fenced as `{info}`"));
