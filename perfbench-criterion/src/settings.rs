@@ -120,3 +120,34 @@ pub enum PlottingBackend {
     /// No plots.
     None,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn throughputs_and_batch_sizes_become_perfbenchs() {
+        use perfbench::Throughput as P;
+        assert_eq!(Throughput::Bytes(8).to_perfbench(), P::Bytes(8));
+        assert_eq!(
+            Throughput::BytesDecimal(1000).to_perfbench(),
+            P::Bytes(1000)
+        );
+        assert_eq!(Throughput::Elements(3).to_perfbench(), P::Elements(3));
+        assert_eq!(Throughput::Bits(64).to_perfbench(), P::Elements(64));
+        let both = Throughput::ElementsAndBytes {
+            elements: 2,
+            bytes: 16,
+        };
+        assert_eq!(both.to_perfbench(), P::Elements(2));
+        use perfbench::BatchSize as B;
+        assert_eq!(BatchSize::SmallInput.to_perfbench(), B::SmallInput);
+        assert_eq!(BatchSize::LargeInput.to_perfbench(), B::LargeInput);
+        assert_eq!(BatchSize::PerIteration.to_perfbench(), B::PerIteration);
+        assert_eq!(BatchSize::NumBatches(4).to_perfbench(), B::NumBatches(4));
+        assert_eq!(
+            BatchSize::NumIterations(9).to_perfbench(),
+            B::NumIterations(9)
+        );
+    }
+}
