@@ -7,10 +7,11 @@
 //!   every `BatchSize`, `iter_custom`, a custom `Measurement`, a `Profiler`, both forms of
 //!   `criterion_group!`);
 //! - `real_*.rs`: bench files of published crates, byte for byte (fancy-regex, halfbrown with
-//!   48 benchmarks, base64 with 88, tracing-subscriber; the fixtures' README names them), with
-//!   the dependencies their crates' manifests give;
-//! - `faulty.rs` and `duplicate.rs`: a panicking benchmark, a target function that defines a
-//!   benchmark only once, and two benchmarks with one id;
+//!   48 benchmarks, base64 with 88, tracing-subscriber, tracing's `empty_span` with the module
+//!   it shares, `modules/shared.rs`; the fixtures' README names them), with the dependencies
+//!   their crates' manifests give;
+//! - `faulty.rs` and `duplicate.rs`: a panicking benchmark, a benchmark whose id changes from
+//!   process to process, and two benchmarks with one id;
 //! - `custom_main.rs`: a hand-written `main` calling the groups and `final_summary`.
 //!
 //! What is checked: `--list` gives criterion's ids (for the published suites, exactly what real
@@ -19,7 +20,9 @@
 //! halfbrown's 48 benchmarks are measured, saved as a baseline and compared with it;
 //! `--simulate` counts exactly (fancy-regex's suite and every batch size: the same
 //! instructions in two runs); the faults are reported and the sound benchmark is measured all
-//! the same (exit 1), and a duplicate id is refused before anything runs (exit 2).
+//! the same (exit 1), and a duplicate id is refused before anything runs (exit 2); tracing's
+//! suite, whose target function may run only once per process, is measured, saved, paired,
+//! simulated and profiled.
 //!
 //! The crate lives in `target/criterion-suites/` of this workspace, the same paths in every run,
 //! so only the first run compiles perfbench; a lock file serialises test processes.
@@ -74,7 +77,8 @@ hashbrown = \"0.14\"
 base64 = \"=0.22.1\"
 rand = { version = \"0.8.5\", features = [\"small_rng\"] }
 tracing-subscriber = \"=0.3.23\"
-tracing = \"0.1\"
+tracing = \"0.1.44\"
+log = \"0.4.17\"
 ";
 
 /// The fixtures: every `tests/fixtures/criterion/*.rs`, by bench target name.
@@ -120,12 +124,21 @@ fn demo() -> &'static Demo {
         let shim = Path::new(WORKSPACE).join("perfbench-criterion");
         let mut manifest = format!(
             "[package]\nname = \"criterion-demo\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
-             publish = false\n\n[dev-dependencies]\n\
+             publish = false\n# The modules the bench files share are not bench targets.\n\
+             autobenches = false\n\n[dev-dependencies]\n\
              # The one line a criterion suite changes, with features criterion suites enable.\n\
              criterion = {{ package = \"perfbench-criterion\", path = {:?}, \
-             features = [\"html_reports\", \"cargo_bench_support\"] }}\n{REAL_DEPENDENCIES}",
+             features = [\"html_reports\", \"cargo_bench_support\", \"profile\"] }}\n{REAL_DEPENDENCIES}",
             shim.display().to_string()
         );
+        // Modules the bench files declare (`mod shared;`), beside them.
+        for module in fs::read_dir(Path::new(WORKSPACE).join("tests/fixtures/criterion/modules"))
+            .unwrap()
+        {
+            let path = module.unwrap().path();
+            let text = fs::read_to_string(&path).unwrap();
+            write_if_changed(&dir.join("benches").join(path.file_name().unwrap()), &text);
+        }
         for (name, source) in fixtures() {
             manifest.push_str(&format!(
                 "\n[[bench]]\nname = \"{name}\"\nharness = false\n"
@@ -418,6 +431,70 @@ fn a_published_suite_is_measured_saved_and_compared() {
     }
 }
 
+/// tracing's suite sets a global subscriber with `.expect(..)` in its target function, which
+/// fails the second time it runs in a process: every way of running it must run its groups
+/// once per process.
+#[test]
+fn groups_run_once_per_process_in_every_mode() {
+    let d = demo();
+    let _serial = serial();
+    let suite = "real_tracing_empty_span";
+    let ids = criterions_ids(suite);
+    let short = [
+        "--quick",
+        "--sample-size",
+        "10",
+        "--measurement-time",
+        "0.05",
+    ];
+    let measured = |args: &[&str], what: &str| {
+        let json = d.json_path(what);
+        let mut all = args.to_vec();
+        all.extend(["--json", json.to_str().unwrap()]);
+        let out = succeeded(d.bench(suite, &all), what);
+        let r = report(&json, &out);
+        let got: Vec<&str> = r
+            .benchmarks
+            .iter()
+            .filter(|b| b.outcome == Outcome::Measured)
+            .map(|b| b.id.as_str())
+            .collect();
+        assert_eq!(got, ids, "{what}\n{}", show(&out));
+        (r, out)
+    };
+    let mut args = short.to_vec();
+    args.extend(["--save-baseline", "once"]);
+    measured(&args, "measured and saved");
+    // Paired: every round's workers run the groups once each, serving the benchmarks in order.
+    let mut args = short.to_vec();
+    args.extend(["--paired", "once"]);
+    let (r, out) = measured(&args, "paired");
+    for b in &r.benchmarks {
+        assert!(
+            b.counter("wall-time").is_some_and(|c| c.change.is_some()),
+            "{}: no paired change\n{}",
+            b.id,
+            show(&out)
+        );
+    }
+    measured(&["--simulate"], "simulated");
+    let out = succeeded(
+        d.bench(
+            suite,
+            &["--profile", "--quick", "--measurement-time", "0.05"],
+        ),
+        "--profile",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for id in &ids {
+        assert!(
+            stdout.contains(&format!("{id}: ")) && stdout.contains("samples of"),
+            "{id} was not profiled\n{}",
+            show(&out)
+        );
+    }
+}
+
 #[test]
 fn faults_are_reported_and_the_rest_is_measured() {
     let d = demo();
@@ -433,9 +510,21 @@ fn faults_are_reported_and_the_rest_is_measured() {
     let (o, e) = outcome("panics");
     assert_eq!(o, Outcome::Panicked);
     assert!(e.contains("the routine failed"), "{e}");
-    let (o, e) = outcome("fickle");
-    assert_eq!(o, Outcome::Panicked);
-    assert!(e.contains("did not define it again"), "{e}");
+    // Listed under one id, defined under another when run.
+    let fickle = r
+        .benchmarks
+        .iter()
+        .find(|b| b.id.starts_with("fickle "))
+        .expect("the fickle benchmark is reported");
+    assert_eq!(fickle.outcome, Outcome::Failed);
+    let e = fickle.error.clone().unwrap_or_default();
+    assert!(e.contains("did not define it when run"), "{e}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("was not defined when the benchmarks were listed"),
+        "{}",
+        show(&out)
+    );
     assert_eq!(outcome("sound").0, Outcome::Measured);
 
     let out = d.bench("duplicate", &["--quick"]);

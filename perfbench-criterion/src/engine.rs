@@ -1,24 +1,37 @@
 //! How a criterion suite becomes perfbench benchmarks.
 //!
 //! criterion defines a benchmark by calling `bench_function` with a closure that borrows the
-//! target function's locals, so the closure cannot be kept; perfbench's runner measures a
-//! benchmark in rounds interleaved with the others', calling it once per round. The two meet
-//! here: [`main`] calls every group once in discovery mode, where each `bench_function` records
-//! its id, settings and position (group, target, ordinal) and runs nothing; each benchmark is
-//! then registered with perfbench's runner, whose body ([`run_found`]) calls the benchmark's
-//! target function again in run mode, where only the benchmark at that position runs its
-//! closure, with the runner's `Bencher`. The mode, the position and the runner's `Bencher`
-//! travel through a thread-local, as the target function takes nothing but a `Criterion`.
+//! target function's locals, so the closure lives only while the target function runs, and
+//! suites count on their group functions running once per process (a global subscriber or
+//! logger set with `.expect(..)`). The two meet here:
+//! - [`main`] learns the benchmarks from a child process (this binary again, with
+//!   [`DISCOVER_VAR`] set), in which every group runs in discovery mode: each `bench_function`
+//!   records its id and settings and runs nothing. The ids and settings come back on the
+//!   child's standard output ([`Found::line`]).
+//! - They are registered with perfbench's runner as a driven suite
+//!   ([`perfbench::runner::register_driven`]); the runner filters, lists, and then calls
+//!   [`drive`] once, which runs every group in run mode: each `bench_function` hands its
+//!   closure to the runner's visitor, which measures the benchmark there and then, in all its
+//!   rounds. The visitor travels through a thread-local ([`Scoped`]), as a target function
+//!   takes nothing but a `Criterion`.
 
-use std::cell::RefCell;
-use std::collections::HashSet;
-use std::process::ExitCode;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::process::{Command, ExitCode, Stdio};
+use std::ptr::NonNull;
 use std::sync::OnceLock;
 
 use perfbench::harness::entry::{Entry, Options};
-use perfbench::runner::Planned;
+use perfbench::runner::{Planned, Visit};
 
 use crate::{Bencher, BenchmarkId, Criterion, Throughput};
+
+/// Set in the child process [`main`] starts to learn the suite's benchmarks.
+pub const DISCOVER_VAR: &str = "PERFBENCH_CRITERION_DISCOVER";
+
+/// What begins each benchmark's line on the discovery child's standard output.
+const LINE_TAG: &str = "perfbench-criterion-benchmark";
 
 /// The settings of a `Criterion` or a group that perfbench uses; `None`: the run's default.
 #[derive(Clone, Debug, Default)]
@@ -77,28 +90,98 @@ impl Identity {
     }
 }
 
-/// A benchmark found in discovery: where it is defined, its id and settings.
-#[derive(Debug)]
+/// A benchmark found in discovery: its id and the settings perfbench uses.
+#[derive(Clone, Debug, PartialEq)]
 struct Found {
-    /// Index of its `criterion_group!` function in `criterion_main!`.
-    group_fn: usize,
-    /// Index of its target function in the group.
-    target: usize,
-    /// How many benchmarks the target function defined before it.
-    ordinal: usize,
     identity: Identity,
-    config: Config,
+    sample_size: Option<u32>,
+    warm_up_time: Option<f64>,
+    measurement_time: Option<f64>,
+    throughput: Option<perfbench::Throughput>,
 }
 
 impl Found {
+    fn new(identity: Identity, config: &Config) -> Found {
+        Found {
+            identity,
+            sample_size: config.sample_size,
+            warm_up_time: config.warm_up_time,
+            measurement_time: config.measurement_time,
+            throughput: config.throughput.map(Throughput::to_perfbench),
+        }
+    }
+
+    /// The benchmark as a line of the discovery child's output: [`LINE_TAG`] and tab-separated
+    /// fields, `-` for none and `=VALUE` for a value (tabs, newlines and backslashes escaped).
+    fn line(&self) -> String {
+        let text = |v: Option<&str>| match v {
+            Some(v) => format!("={}", escape(v)),
+            None => "-".to_owned(),
+        };
+        let throughput = self.throughput.map(|t| match t {
+            perfbench::Throughput::Bytes(n) => format!("bytes {n}"),
+            perfbench::Throughput::Elements(n) => format!("elements {n}"),
+        });
+        let fields = [
+            text(self.identity.group.as_deref()),
+            text(self.identity.id.function.as_deref()),
+            text(self.identity.id.parameter.as_deref()),
+            text(self.sample_size.map(|n| n.to_string()).as_deref()),
+            text(self.warm_up_time.map(|t| t.to_string()).as_deref()),
+            text(self.measurement_time.map(|t| t.to_string()).as_deref()),
+            text(throughput.as_deref()),
+        ];
+        format!("{LINE_TAG}\t{}", fields.join("\t"))
+    }
+
+    /// The benchmark of a [`Found::line`]; `None` for any other line.
+    fn parse(line: &str) -> Option<Found> {
+        let fields = line.strip_prefix(LINE_TAG)?.strip_prefix('\t')?;
+        let fields: Vec<Option<String>> = fields
+            .split('\t')
+            .map(|f| match f {
+                "-" => Some(None),
+                f => f.strip_prefix('=').and_then(unescape).map(Some),
+            })
+            .collect::<Option<_>>()?;
+        let [group, function, parameter, sample_size, warm_up, measurement, throughput] =
+            <[Option<String>; 7]>::try_from(fields).ok()?;
+        let number = |v: Option<String>| -> Option<Option<f64>> {
+            v.map(|v| v.parse().ok())
+                .map_or(Some(None), |n| n.map(Some))
+        };
+        let throughput = match throughput.as_deref().map(|t| t.split_once(' ')) {
+            None => None,
+            Some(Some(("bytes", n))) => Some(perfbench::Throughput::Bytes(n.parse().ok()?)),
+            Some(Some(("elements", n))) => Some(perfbench::Throughput::Elements(n.parse().ok()?)),
+            Some(_) => return None,
+        };
+        Some(Found {
+            identity: Identity {
+                group,
+                id: BenchmarkId {
+                    function,
+                    parameter,
+                },
+            },
+            sample_size: match sample_size {
+                Some(n) => Some(n.parse().ok()?),
+                None => None,
+            },
+            warm_up_time: number(warm_up)?,
+            measurement_time: number(measurement)?,
+            throughput,
+        })
+    }
+
     /// The benchmark as perfbench's runner takes it; `k` is its index in [`FOUND`].
     fn planned(&self, k: usize, suite: &str) -> Planned {
         let (group, name, params) = self.identity.parts(suite);
         let options = Options {
-            sample_size: self.config.sample_size,
-            warm_up_time: self.config.warm_up_time,
-            measurement_time: self.config.measurement_time,
-            throughput: self.config.throughput.map(Throughput::to_perfbench),
+            sample_size: self.sample_size,
+            warm_up_time: self.warm_up_time,
+            measurement_time: self.measurement_time,
+            throughput: self.throughput,
             ..Options::DEFAULT
         };
         // Leaked: the runner takes `&'static` entries, one per benchmark, for the whole run.
@@ -112,12 +195,12 @@ impl Found {
             arg_names: None,
             types: &[],
             options,
-            run: run_found,
+            run: never_called,
         }));
         Planned {
             entry,
             type_name: None,
-            run: run_found,
+            run: never_called,
             arg: k,
             id: self.identity.id(),
             group,
@@ -126,35 +209,66 @@ impl Found {
     }
 }
 
+/// `\`, tab, newline and carriage return as `\\`, `\t`, `\n`, `\r`.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The text [`escape`] was given; `None` for an escape it does not write.
+fn unescape(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            '\\' => '\\',
+            't' => '\t',
+            'n' => '\n',
+            'r' => '\r',
+            _ => return None,
+        });
+    }
+    Some(out)
+}
+
 fn leak(s: &str) -> &'static str {
     Box::leak(s.to_owned().into_boxed_str())
+}
+
+/// [`Planned::run`] of a driven suite's benchmark, which the runner never calls.
+fn never_called(_: &mut perfbench::Bencher, k: usize) {
+    unreachable!("perfbench-criterion: benchmark {k} is run through `drive`")
 }
 
 /// What `bench_function` does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
-    /// Outside `criterion_main!`'s main: nothing.
+    /// Outside `criterion_main!`'s main: nothing (a group function records itself).
     Idle,
     /// Records each benchmark.
     Discover,
-    /// Runs the benchmark `ordinal` of target `target`.
-    Run { target: usize, ordinal: usize },
+    /// Hands each benchmark to the runner's visitor.
+    Run,
 }
 
 /// The thread's state between `criterion_main!`'s main, the group and target functions and
 /// `bench_function`.
 struct State {
     mode: Mode,
-    /// In discovery: the group function and the target being called.
-    group_fn: usize,
-    target: usize,
-    /// Benchmarks the current target defined so far.
-    ordinal: usize,
     found: Vec<Found>,
-    /// In run mode: the runner's bencher, until the benchmark takes it.
-    bencher: Option<perfbench::Bencher>,
-    /// In run mode: whether the benchmark ran.
-    ran: bool,
     /// Groups a hand-written `main` called, to run at `final_summary`.
     recorded: Vec<fn()>,
 }
@@ -163,12 +277,7 @@ thread_local! {
     static STATE: RefCell<State> = const {
         RefCell::new(State {
             mode: Mode::Idle,
-            group_fn: 0,
-            target: 0,
-            ordinal: 0,
             found: Vec::new(),
-            bencher: None,
-            ran: false,
             recorded: Vec::new(),
         })
     };
@@ -177,25 +286,30 @@ thread_local! {
 /// The `criterion_group!` functions, as `criterion_main!` gave them.
 static GROUPS: OnceLock<Vec<fn()>> = OnceLock::new();
 
-/// The benchmarks discovery found, in order; a benchmark's `Planned::arg` indexes it.
-static FOUND: OnceLock<Vec<Found>> = OnceLock::new();
+/// The benchmarks discovery found, by id: a benchmark's `Planned::arg` is its index.
+static FOUND: OnceLock<HashMap<String, usize>> = OnceLock::new();
 
-/// What `criterion_main!` expands to: finds the benchmarks of `groups`, registers them with
-/// perfbench's runner and runs it.
+/// What `criterion_main!` expands to: learns the benchmarks of `groups` (see the module's
+/// documentation), registers them with perfbench's runner and runs it. In the discovery
+/// child, prints the benchmarks instead.
 pub fn main(groups: &[fn()]) -> ExitCode {
     if GROUPS.set(groups.to_vec()).is_err() {
         eprintln!("error: criterion_main! ran twice in one process");
         return ExitCode::from(2);
     }
-    with_state(|s| s.mode = Mode::Discover);
-    for (i, group) in groups.iter().enumerate() {
-        with_state(|s| s.group_fn = i);
-        group();
+    if std::env::var_os(DISCOVER_VAR).is_some() {
+        for f in discover(groups) {
+            println!("{}", f.line());
+        }
+        return ExitCode::SUCCESS;
     }
-    let found = with_state(|s| {
-        s.mode = Mode::Idle;
-        std::mem::take(&mut s.found)
-    });
+    let found = match discover_in_child() {
+        Ok(found) => found,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mut ids = HashSet::new();
     for f in &found {
         let id = f.identity.id();
@@ -213,10 +327,89 @@ pub fn main(groups: &[fn()]) -> ExitCode {
         .enumerate()
         .map(|(k, f)| f.planned(k, &suite))
         .collect();
+    let by_id = found
+        .iter()
+        .enumerate()
+        .map(|(k, f)| (f.identity.id(), k))
+        .collect();
     // `GROUPS` was unset above, so `FOUND` is too.
-    let _ = FOUND.set(found);
-    perfbench::runner::register(planned);
+    let _ = FOUND.set(by_id);
+    perfbench::runner::register_driven(planned, drive);
     perfbench::runner::main()
+}
+
+/// Every group in discovery mode: the benchmarks they define, in order.
+fn discover(groups: &[fn()]) -> Vec<Found> {
+    with_state(|s| s.mode = Mode::Discover);
+    let _idle = Idle;
+    for group in groups {
+        group();
+    }
+    with_state(|s| std::mem::take(&mut s.found))
+}
+
+/// The benchmarks this binary defines, from a child process of it in discovery mode (so that
+/// the groups run once in this process, when measured).
+fn discover_in_child() -> Result<Vec<Found>, String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find this benchmark binary's path: {e}"))?;
+    let mut child = Command::new(&exe)
+        .env(DISCOVER_VAR, "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {} to list its benchmarks: {e}", exe.display()))?;
+    // Standard error is read on a thread of its own, so that neither pipe fills while the
+    // other is read.
+    let mut stderr = child.stderr.take();
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(e) = stderr.as_mut() {
+            let _ = e.read_to_string(&mut text);
+        }
+        text
+    });
+    let mut out = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        let _ = stdout.read_to_string(&mut out);
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("cannot wait for the process listing the benchmarks: {e}"))?;
+    let errors = errors.join().unwrap_or_default();
+    if !status.success() {
+        return Err(format!(
+            "the suite failed while its benchmarks were being listed ({status}): its groups \
+             ran with every benchmark's closure unrun, and failed outside them:\n{}",
+            errors.trim_end()
+        ));
+    }
+    Ok(out.lines().filter_map(Found::parse).collect())
+}
+
+/// Puts the thread back in idle mode when dropped (also when a group panics).
+struct Idle;
+
+impl Drop for Idle {
+    fn drop(&mut self) {
+        with_state(|s| s.mode = Mode::Idle);
+    }
+}
+
+/// The driver perfbench's runner calls ([`perfbench::runner::Drive`]): every group, once, in
+/// run mode, each benchmark handed to `visit` where it is defined.
+fn drive(visit: &mut Visit<'_>) {
+    let Some(groups) = GROUPS.get() else { return };
+    VISITOR.with(|slot| {
+        slot.set(visit, || {
+            with_state(|s| s.mode = Mode::Run);
+            let _idle = Idle;
+            for group in groups {
+                group();
+            }
+        })
+    });
 }
 
 /// What a `criterion_group!` function (`this`) does: calls its targets with a `Criterion` made
@@ -226,18 +419,8 @@ pub fn main(groups: &[fn()]) -> ExitCode {
 /// does.
 pub fn group<M>(this: fn(), config: impl Fn() -> Criterion<M>, targets: &[fn(&mut Criterion<M>)]) {
     match with_state(|s| s.mode) {
-        Mode::Discover => {
-            for (t, target) in targets.iter().enumerate() {
-                with_state(|s| {
-                    s.target = t;
-                    s.ordinal = 0;
-                });
-                target(&mut config());
-            }
-        }
-        Mode::Run { target, .. } => {
-            with_state(|s| s.ordinal = 0);
-            if let Some(target) = targets.get(target) {
+        Mode::Discover | Mode::Run => {
+            for target in targets {
                 target(&mut config());
             }
         }
@@ -269,96 +452,80 @@ fn exit_status(code: ExitCode) -> i32 {
 }
 
 /// What `bench_function` and `bench_with_input` do: in discovery, record the benchmark; in run
-/// mode, run `f` if this is the benchmark to run.
+/// mode, hand `f` to the runner's visitor.
 pub(crate) fn bench<M>(
     identity: Identity,
     config: &Config,
     f: &mut dyn FnMut(&mut Bencher<'_, M>),
 ) {
-    let bencher = with_state(|s| {
-        let ordinal = s.ordinal;
-        s.ordinal += 1;
-        match s.mode {
-            Mode::Discover => {
-                let found = Found {
-                    group_fn: s.group_fn,
-                    target: s.target,
-                    ordinal,
-                    identity,
-                    config: config.clone(),
-                };
-                s.found.push(found);
-                None
-            }
-            Mode::Run {
-                ordinal: wanted, ..
-            } if wanted == ordinal => s.bencher.take(),
-            Mode::Run { .. } | Mode::Idle => None,
+    match with_state(|s| s.mode) {
+        Mode::Discover => with_state(|s| s.found.push(Found::new(identity, config))),
+        Mode::Run => {
+            let id = identity.id();
+            let Some(&k) = FOUND.get().and_then(|found| found.get(&id)) else {
+                eprintln!(
+                    "note: `{id}` was not defined when the benchmarks were listed (an id that \
+                     changes from run to run?): not run"
+                );
+                return;
+            };
+            VISITOR.with(|slot| slot.with(|visit| visit(k, &mut |b| f(&mut Bencher::new(b)))));
         }
-    });
-    let Some(bencher) = bencher else { return };
-    // Back into the state when `f` returns or panics, where `run_found` takes it.
-    let mut back = GiveBack(Some(bencher));
-    if let Some(inner) = back.0.as_mut() {
-        f(&mut Bencher::new(inner));
+        Mode::Idle => {}
     }
-    with_state(|s| s.ran = true);
-}
-
-/// Puts the runner's bencher back into the state when dropped.
-struct GiveBack(Option<perfbench::Bencher>);
-
-impl Drop for GiveBack {
-    fn drop(&mut self) {
-        if let Some(b) = self.0.take() {
-            with_state(|s| s.bencher = Some(b));
-        }
-    }
-}
-
-/// Puts the runner's bencher back where the runner gave it, and ends run mode, when dropped.
-struct Restore<'a>(&'a mut perfbench::Bencher);
-
-impl Drop for Restore<'_> {
-    fn drop(&mut self) {
-        if let Some(b) = with_state(|s| {
-            s.mode = Mode::Idle;
-            s.bencher.take()
-        }) {
-            *self.0 = b;
-        }
-    }
-}
-
-/// The body of every benchmark the runner measures: calls the target function of benchmark
-/// `k` in run mode, where that benchmark runs its closure with `b`.
-fn run_found(b: &mut perfbench::Bencher, k: usize) {
-    let (Some(groups), Some(found)) = (GROUPS.get(), FOUND.get().and_then(|f| f.get(k))) else {
-        panic!("perfbench-criterion: benchmark {k} was not found by criterion_main!");
-    };
-    let real = std::mem::replace(b, perfbench::Bencher::smoke_test());
-    with_state(|s| {
-        s.mode = Mode::Run {
-            target: found.target,
-            ordinal: found.ordinal,
-        };
-        s.bencher = Some(real);
-        s.ran = false;
-    });
-    let restore = Restore(b);
-    groups[found.group_fn]();
-    let ran = with_state(|s| s.ran);
-    drop(restore);
-    assert!(
-        ran,
-        "{}: its target function did not define it again where it did before: a target \
-         function must define the same benchmarks in the same order every time it runs",
-        found.identity.id()
-    );
 }
 
 fn with_state<T>(f: impl FnOnce(&mut State) -> T) -> T {
     STATE.with(|s| f(&mut s.borrow_mut()))
+}
+
+thread_local! {
+    /// The runner's visitor while [`drive`] runs.
+    static VISITOR: Scoped = const { Scoped(Cell::new(None)) };
+}
+
+/// A thread's slot for the runner's visitor, a `&mut` borrowed only while [`drive`] runs.
+/// The one place this crate uses `unsafe`: the visitor's lifetime is erased to keep it in a
+/// thread-local, which only [`Scoped::set`]'s scope may read.
+struct Scoped(Cell<Option<NonNull<Visit<'static>>>>);
+
+impl Scoped {
+    /// Makes `visit` the thread's visitor while `f` runs.
+    fn set(&self, visit: &mut Visit<'_>, f: impl FnOnce()) {
+        let ptr: NonNull<Visit<'_>> = NonNull::from(visit);
+        // SAFETY: only the trait object's lifetime changes (same layout). The pointer is
+        // dereferenced only by `with`, which runs inside `f` (the slot is emptied when this
+        // function returns or unwinds, by `Reset`), while `visit`'s borrow, held by this frame,
+        // is still alive.
+        let ptr: NonNull<Visit<'static>> = unsafe { std::mem::transmute(ptr) };
+        struct Reset<'a>(&'a Scoped, Option<NonNull<Visit<'static>>>);
+        impl Drop for Reset<'_> {
+            fn drop(&mut self) {
+                self.0 .0.set(self.1);
+            }
+        }
+        let _reset = Reset(self, self.0.replace(Some(ptr)));
+        f();
+    }
+
+    /// Calls `f` with the thread's visitor; nothing when there is none (outside [`drive`], or
+    /// from inside a benchmark the visitor is measuring).
+    fn with(&self, f: impl FnOnce(&mut Visit<'_>)) {
+        // Taken out while in use, so a second `&mut` to it never exists: a nested call finds
+        // the slot empty.
+        let Some(mut ptr) = self.0.take() else { return };
+        struct PutBack<'a>(&'a Scoped, NonNull<Visit<'static>>);
+        impl Drop for PutBack<'_> {
+            fn drop(&mut self) {
+                self.0 .0.set(Some(self.1));
+            }
+        }
+        let _back = PutBack(self, ptr);
+        // SAFETY: the pointer was put in the slot by `set`, whose scope we are in (the slot is
+        // emptied when it ends), so the visitor it borrows is alive; it was taken out of the
+        // slot, so this is the only reference to it until `PutBack` returns it.
+        f(unsafe { ptr.as_mut() });
+    }
 }
 
 #[cfg(test)]
@@ -384,6 +551,51 @@ mod tests {
         );
         let input = Identity::of_id(None, BenchmarkId::new("hash", "1 KiB"));
         assert_eq!(input.id(), "hash/1 KiB");
+    }
+
+    #[test]
+    fn a_found_benchmark_survives_its_line() {
+        let plain = Found::new(Identity::top("fib 20".into()), &Config::default());
+        let full = Found::new(
+            Identity::of_id(
+                Some("tab\there".into()),
+                BenchmarkId::new("new\nline", "back\\slash=-"),
+            ),
+            &Config {
+                sample_size: Some(10),
+                warm_up_time: Some(0.1 + 0.2),
+                measurement_time: Some(1e-9),
+                throughput: Some(Throughput::BytesDecimal(4096)),
+            },
+        );
+        for f in [plain, full] {
+            let line = f.line();
+            assert_eq!(line.lines().count(), 1, "{line}");
+            assert_eq!(Found::parse(&line), Some(f), "{line}");
+        }
+        let elements = Found::new(
+            Identity::top("e".into()),
+            &Config {
+                throughput: Some(Throughput::ElementsAndBytes {
+                    elements: 3,
+                    bytes: 24,
+                }),
+                ..Config::default()
+            },
+        );
+        let back = Found::parse(&elements.line()).unwrap();
+        assert_eq!(back.throughput, Some(perfbench::Throughput::Elements(3)));
+        // Anything else the suite prints is not a benchmark.
+        for other in [
+            "",
+            "hello",
+            LINE_TAG,
+            &format!("{LINE_TAG}\t-\t-"),
+            &format!("{LINE_TAG}\t-\t=a\t-\t=x\t-\t-\t-"),
+            &format!("{LINE_TAG}\t-\t=a\\q\t-\t-\t-\t-\t-"),
+        ] {
+            assert_eq!(Found::parse(other), None, "{other}");
+        }
     }
 
     #[test]

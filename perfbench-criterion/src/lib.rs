@@ -45,12 +45,12 @@
 //! are listed in the guide's migration page; every one of them is accepted, none is a compile
 //! error.
 //!
-//! How it runs: `criterion_main!` first calls every group with the benchmarks' closures
-//! unrun, to learn their ids and settings; perfbench's runner then measures them in rounds,
-//! and for each round of a benchmark calls the benchmark's target function again, running
-//! only that benchmark's closure. Code in a target function outside the closures (building
-//! inputs) therefore runs once to find the benchmarks and once per round of each of its
-//! benchmarks, never inside a measurement.
+//! How it runs: `criterion_main!` first learns the benchmarks' ids and settings from a child
+//! process of the binary, in which every group runs with the benchmarks' closures unrun; then
+//! it runs every group once, as criterion does, and perfbench measures each benchmark in all
+//! its rounds where `bench_function` defines it. Code in a target function outside the
+//! closures (building inputs, setting a global subscriber) runs once per process, never inside
+//! a measurement.
 
 mod bencher;
 mod criterion;

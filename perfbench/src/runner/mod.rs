@@ -98,7 +98,7 @@ pub struct Planned {
 /// # }
 /// ```
 pub fn planned(suite: &str) -> Vec<Planned> {
-    if let Some(registered) = REGISTERED.get() {
+    if let Some((registered, _)) = REGISTERED.get() {
         return registered.clone();
     }
     let mut out = Vec::new();
@@ -150,12 +150,11 @@ pub fn planned(suite: &str) -> Vec<Planned> {
 }
 
 /// Benchmarks registered at run time, which [`planned`] returns instead of the `#[perfbench]`
-/// functions once set ([`register`]).
-static REGISTERED: std::sync::OnceLock<Vec<Planned>> = std::sync::OnceLock::new();
+/// functions once set ([`register`], [`register_driven`]), and the suite's driver if it has one.
+static REGISTERED: std::sync::OnceLock<(Vec<Planned>, Option<Drive>)> = std::sync::OnceLock::new();
 
 /// Makes `benchmarks` the suite's benchmarks in place of the `#[perfbench]` functions: for a
-/// harness whose benchmarks are found by running code, such as perfbench-criterion's
-/// `criterion_main!`, which calls this and then [`main`]. Each [`Planned::run`] is called with
+/// harness whose benchmarks are found by running code. Each [`Planned::run`] is called with
 /// its own [`Planned::arg`]. The first call wins; `false` when the benchmarks were already set.
 ///
 /// ```
@@ -180,7 +179,78 @@ static REGISTERED: std::sync::OnceLock<Vec<Planned>> = std::sync::OnceLock::new(
 /// ```
 #[doc(hidden)]
 pub fn register(benchmarks: Vec<Planned>) -> bool {
-    REGISTERED.set(benchmarks).is_ok()
+    REGISTERED.set((benchmarks, None)).is_ok()
+}
+
+/// What a driven suite's driver is given: called with a benchmark's [`Planned::arg`] and its
+/// body where the suite's code defines the benchmark, it measures the benchmark there (every
+/// round of it), or does nothing when the run did not select it.
+#[doc(hidden)]
+pub type Visit<'a> = dyn FnMut(usize, &mut dyn FnMut(&mut Bencher)) + 'a;
+
+/// A driven suite's driver: runs the suite's code once, calling the visitor for each benchmark
+/// as the code defines it.
+#[doc(hidden)]
+pub type Drive = fn(&mut Visit<'_>);
+
+/// Makes `benchmarks` the suite's benchmarks, measured where the suite's code defines them:
+/// for a harness whose benchmarks are closures that live only while the code that defines them
+/// runs, such as perfbench-criterion's (`criterion_main!` calls this and then [`main`]). The
+/// runner calls `drive` once per process, and `drive` calls the visitor with each benchmark's
+/// [`Planned::arg`] and body; a benchmark is then measured in all its rounds at once, rather
+/// than in rounds interleaved with the others'. [`Planned::run`] is not called. A benchmark
+/// `drive` does not visit is reported as failed. The first call wins; `false` when the
+/// benchmarks were already set.
+#[doc(hidden)]
+pub fn register_driven(benchmarks: Vec<Planned>, drive: Drive) -> bool {
+    REGISTERED.set((benchmarks, Some(drive))).is_ok()
+}
+
+/// The driver of a suite registered with [`register_driven`].
+fn driver() -> Option<Drive> {
+    REGISTERED.get().and_then(|(_, d)| *d)
+}
+
+/// What [`for_each_body`] calls with each benchmark and its body.
+type Each<'p, 'e> = dyn FnMut(&'p Planned, &mut dyn FnMut(&mut Bencher)) + 'e;
+
+/// Calls `each` with every benchmark of `chosen` and its body, in `chosen`'s order for a suite
+/// of functions, where the code defines them for a driven suite ([`register_driven`]). Returns
+/// the benchmarks of `chosen` a driven suite did not define, each with why.
+fn for_each_body<'p>(chosen: &'p [Planned], each: &mut Each<'p, '_>) -> Vec<(&'p Planned, String)> {
+    let Some(drive) = driver() else {
+        for p in chosen {
+            let (run, arg) = (p.run, p.arg);
+            each(p, &mut |b| run(b, arg));
+        }
+        return Vec::new();
+    };
+    let mut seen = vec![false; chosen.len()];
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        drive(&mut |arg, body| {
+            let Some(i) = chosen.iter().position(|p| p.arg == arg) else {
+                return;
+            };
+            if !std::mem::replace(&mut seen[i], true) {
+                each(&chosen[i], body);
+            }
+        });
+    }));
+    let why = match outcome {
+        Ok(()) => "the suite's code did not define it when run (it must define the same \
+                   benchmarks every time it runs)"
+            .to_owned(),
+        Err(payload) => format!(
+            "the suite's code panicked before defining it: {}",
+            panic_message(payload.as_ref())
+        ),
+    };
+    chosen
+        .iter()
+        .zip(seen)
+        .filter(|(_, seen)| !seen)
+        .map(|(p, _)| (p, why.clone()))
+        .collect()
 }
 
 /// A function at the crate root is grouped under the suite's name; one in `crate::a::b`
@@ -479,9 +549,10 @@ impl Counted {
     }
 
     /// Measures the benchmarks: round r of every benchmark, then round r + 1, so each one is
-    /// measured in stretches spread over the whole run (see `harness::sampler`). `finished`
-    /// gets each result as soon as it is there: after its last round, or when it fails or
-    /// panics.
+    /// measured in stretches spread over the whole run (see `harness::sampler`); a driven
+    /// suite's ([`register_driven`]) each in all its rounds where its code defines it.
+    /// `finished` gets each result as soon as it is there: after its last round, or when it
+    /// fails or panics.
     fn measure(
         &self,
         chosen: &[Planned],
@@ -502,31 +573,101 @@ impl Counted {
         // and puts it back afterwards (see `affinity`).
         let allowed = sys::thread_affinity().ok();
         let mut notes: Vec<String> = Vec::new();
-        let max_rounds = flights.iter().map(|f| f.rounds).max().unwrap_or(0);
-        for round in 0..max_rounds {
-            for f in flights.iter_mut() {
-                if f.printed || round >= f.rounds {
-                    continue;
-                }
-                if f.done.is_none() {
-                    measure_round(f, sysfs, allowed.as_deref(), &bar, &mut notes);
-                    if f.done.is_none() && round + 1 == f.rounds {
-                        f.finish();
-                    }
-                }
-                let Some(r) = f.done.as_ref() else {
-                    bar.advance(1);
-                    continue;
+        if driver().is_some() {
+            let missing = for_each_body(chosen, &mut |p, body| {
+                let Some(f) = flights.iter_mut().find(|f| std::ptr::eq(f.p, p)) else {
+                    return;
                 };
-                finished(f.p, r, &bar);
+                measure_rounds(f, sysfs, allowed.as_deref(), &bar, &mut notes, body);
+                if let Some(r) = f.done.as_ref() {
+                    finished(f.p, r, &bar);
+                }
                 f.printed = true;
-                // This round and the ones it no longer needs.
-                bar.advance(u64::from(f.rounds - round));
+                bar.advance(u64::from(f.rounds));
+            });
+            for (p, why) in missing {
+                if let Some(f) = flights.iter_mut().find(|f| std::ptr::eq(f.p, p)) {
+                    let r = f.done.insert(raw_failed(p, why));
+                    finished(p, r, &bar);
+                    f.printed = true;
+                }
+            }
+        } else {
+            let max_rounds = flights.iter().map(|f| f.rounds).max().unwrap_or(0);
+            for round in 0..max_rounds {
+                for f in flights.iter_mut() {
+                    if f.printed || round >= f.rounds {
+                        continue;
+                    }
+                    if f.done.is_none() {
+                        let (run, arg) = (f.p.run, f.p.arg);
+                        let body = &mut |b: &mut Bencher| run(b, arg);
+                        measure_round(f, sysfs, allowed.as_deref(), &bar, &mut notes, body);
+                        if f.done.is_none() && round + 1 == f.rounds {
+                            f.finish();
+                        }
+                    }
+                    let Some(r) = f.done.as_ref() else {
+                        bar.advance(1);
+                        continue;
+                    };
+                    finished(f.p, r, &bar);
+                    f.printed = true;
+                    // This round and the ones it no longer needs.
+                    bar.advance(u64::from(f.rounds - round));
+                }
             }
         }
         let results = flights.into_iter().filter_map(|f| f.done).collect();
         bar.finish_and_clear();
         results
+    }
+
+    /// Measures benchmark `p` in all its rounds with `body`; its result, if it has one (none
+    /// when it takes no round).
+    #[cfg(feature = "profile")]
+    fn measure_body(
+        &self,
+        p: &Planned,
+        sysfs: &Sysfs,
+        plan: &RunPlan,
+        body: &mut dyn FnMut(&mut Bencher),
+    ) -> Option<RawBenchmark> {
+        let mut f = InFlight::new(p, self.cli_events.as_ref(), &self.defaults, sysfs, plan);
+        f.gate = self.gate.clone();
+        let bar = Progress::new(u64::from(f.rounds));
+        let allowed = sys::thread_affinity().ok();
+        measure_rounds(
+            &mut f,
+            sysfs,
+            allowed.as_deref(),
+            &bar,
+            &mut Vec::new(),
+            body,
+        );
+        bar.finish_and_clear();
+        f.done
+    }
+}
+
+/// Every round of a benchmark, one after the other ([`measure_round`]), until it has its
+/// result.
+fn measure_rounds(
+    f: &mut InFlight<'_>,
+    sysfs: &Sysfs,
+    allowed: Option<&[u32]>,
+    bar: &Progress,
+    shown: &mut Vec<String>,
+    body: &mut dyn FnMut(&mut Bencher),
+) {
+    for round in 0..f.rounds {
+        if f.done.is_some() {
+            break;
+        }
+        measure_round(f, sysfs, allowed, bar, shown, body);
+        if f.done.is_none() && round + 1 == f.rounds {
+            f.finish();
+        }
     }
 }
 
@@ -707,10 +848,11 @@ fn measure_round(
     allowed: Option<&[u32]>,
     bar: &Progress,
     shown: &mut Vec<String>,
+    body: &mut dyn FnMut(&mut Bencher),
 ) {
     let Some(allowed) = allowed else {
         let events = f.events.clone();
-        return measure_once(f, &events, bar);
+        return measure_once(f, &events, bar, body);
     };
     let pinning = affinity::plan(&f.events, sysfs, allowed);
     let mut note = pinning.note.clone();
@@ -732,7 +874,7 @@ fn measure_round(
         bar.suspend(|| eprintln!("note: {note}"));
         shown.push(note);
     }
-    measure_once(f, &pinning.events, bar);
+    measure_once(f, &pinning.events, bar, body);
     if pinned {
         // Failing to widen the mask again only leaves the thread on the core type the
         // counters need; nothing to report.
@@ -740,9 +882,14 @@ fn measure_round(
     }
 }
 
-/// Opens the counters and runs the benchmark function once: one round of its samples.
+/// Opens the counters and runs the benchmark's body once: one round of its samples.
 /// Sets `f.done` when it fails or panics.
-fn measure_once(f: &mut InFlight<'_>, events: &[Event], bar: &Progress) {
+fn measure_once(
+    f: &mut InFlight<'_>,
+    events: &[Event],
+    bar: &Progress,
+    body: &mut dyn FnMut(&mut Bencher),
+) {
     let p = f.p;
     let (counters, dropped) = match open_available(events) {
         Ok(x) => x,
@@ -795,9 +942,7 @@ fn measure_once(f: &mut InFlight<'_>, events: &[Event], bar: &Progress) {
         }
     };
     let mut bencher = Bencher::measuring(sampler);
-    let run = p.run;
-    let arg = p.arg;
-    let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut bencher, arg)));
+    let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut bencher)));
     if let Err(payload) = outcome {
         f.done = Some(RawBenchmark {
             error: Some(panic_message(payload.as_ref())),
@@ -873,27 +1018,32 @@ fn smoke_test(suite: &str, chosen: &[Planned], args: &Args) -> ExitCode {
     println!("\nrunning {} benchmarks as tests", chosen.len());
     let (mut passed, mut failed_n) = (0, 0);
     let mut results = Vec::with_capacity(chosen.len());
-    for p in chosen {
+    let mut failed = |p: &Planned, outcome, message: String, results: &mut Vec<RawBenchmark>| {
+        failed_n += 1;
+        println!("test {} ... FAILED: {message}", p.id);
+        results.push(RawBenchmark {
+            error: Some(message),
+            ..raw_result(p, outcome)
+        });
+    };
+    let missing = for_each_body(chosen, &mut |p, body| {
         let mut b = Bencher::smoke_test();
-        let run = p.run;
-        let arg = p.arg;
-        let outcome = catch_unwind(AssertUnwindSafe(|| run(&mut b, arg)));
-        match outcome {
+        match catch_unwind(AssertUnwindSafe(|| body(&mut b))) {
             Ok(()) => {
                 passed += 1;
                 println!("test {} ... ok", p.id);
                 results.push(raw_result(p, Outcome::Tested));
             }
-            Err(payload) => {
-                failed_n += 1;
-                let message = panic_message(payload.as_ref());
-                println!("test {} ... FAILED: {message}", p.id);
-                results.push(RawBenchmark {
-                    error: Some(message),
-                    ..raw_result(p, Outcome::Panicked)
-                });
-            }
+            Err(payload) => failed(
+                p,
+                Outcome::Panicked,
+                panic_message(payload.as_ref()),
+                &mut results,
+            ),
         }
+    });
+    for (p, why) in missing {
+        failed(p, Outcome::Failed, why, &mut results);
     }
     if let Some(path) = &args.json {
         // The tool writes it (at `path`, from the command line it is given).

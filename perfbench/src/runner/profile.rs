@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use super::{output_dir, Counted, Planned};
 use crate::events::{self, Sysfs};
+use crate::harness::bencher::Bencher;
 use crate::harness::raw::{failure_text, Outcome};
 use crate::machine::Machine;
 use crate::profile::branch::BranchFilter;
@@ -101,15 +102,29 @@ pub(crate) fn run(chosen: &[Planned], args: &Args, sysfs: &Sysfs, machine: &Mach
     };
     let config = super::RunPlan::of(args);
     let mut status = ExitCode::SUCCESS;
-    for p in chosen {
-        match profile_one(p, &options, &mut counted, sysfs, &config) {
+    let missing = super::for_each_body(chosen, &mut |p, body| {
+        if status == ExitCode::from(2) {
+            return;
+        }
+        match profile_one(p, &options, &mut counted, sysfs, &config, body) {
             Ok(true) => {}
             Ok(false) => status = ExitCode::from(1),
             Err(e) => {
                 eprintln!("error: {}: {e}", p.id);
-                return ExitCode::from(2);
+                status = ExitCode::from(2);
             }
         }
+    });
+    if status == ExitCode::from(2) {
+        return status;
+    }
+    for (p, why) in missing {
+        println!(
+            "{}: {}",
+            p.id,
+            failure_text(Outcome::Failed, Some(&why)).unwrap_or(why)
+        );
+        status = ExitCode::from(1);
     }
     status
 }
@@ -121,6 +136,7 @@ fn profile_one(
     counted: &mut Counted,
     sysfs: &Sysfs,
     config: &super::RunPlan,
+    body: &mut dyn FnMut(&mut Bencher),
 ) -> Result<bool, String> {
     let sampler = Sampler::open(options).map_err(|e| e.to_string())?;
     let event_name = sampler.event_name().to_owned();
@@ -132,7 +148,7 @@ fn profile_one(
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     let (gate, recording) = sampler.record(writer, DRAIN_EVERY);
     counted.gate = Some(gate);
-    let results = counted.measure(std::slice::from_ref(p), sysfs, config, &mut |_, _, _| {});
+    let result = counted.measure_body(p, sysfs, config, body);
     counted.gate = None;
     let recorded = recording.finish()?;
     let features = Features {
@@ -145,10 +161,10 @@ fn profile_one(
         .writer
         .finish(&features)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let ok = results
+    let ok = result
         .iter()
         .all(|b| !matches!(b.outcome, Outcome::Panicked | Outcome::Failed));
-    for b in &results {
+    if let Some(b) = &result {
         if let Some(f) = failure_text(b.outcome, b.error.as_deref()) {
             println!("{}: {f}", p.id);
         }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use super::cli::Args;
-use super::{panic_message, planned, selected, Planned, NEVER_CALLED};
+use super::{for_each_body, panic_message, planned, selected, Planned, NEVER_CALLED};
 use crate::counters::{callgrind, Counters};
 use crate::harness::bencher::Bencher;
 use crate::harness::raw::Outcome;
@@ -43,7 +43,16 @@ pub fn child(suite: &str, dir: &Path, args: &Args) -> ExitCode {
     };
     let rounds = args.rounds.unwrap_or(DEFAULT_ROUNDS);
     let mut throughput = None;
-    let result = match simulated_rounds(p, rounds, dir, &mut throughput) {
+    let mut simulated = None;
+    let missing = for_each_body(std::slice::from_ref(p), &mut |_, body| {
+        simulated = Some(simulated_rounds(rounds, dir, &mut throughput, body));
+    });
+    let simulated = match (simulated, missing.into_iter().next()) {
+        (Some(s), _) => s,
+        (None, Some((_, why))) => Err((Outcome::Failed, why)),
+        (None, None) => Err((Outcome::Failed, NEVER_CALLED.to_owned())),
+    };
+    let result = match simulated {
         Ok(samples) => sim::Result {
             outcome: Outcome::Measured,
             error: None,
@@ -72,20 +81,18 @@ fn write_result(dir: &Path, contents: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, dir.join(sim::FILE))
 }
 
-/// Runs benchmark `p` for `rounds` rounds under Callgrind (the child's work), its dumps in
-/// `dir`; `throughput` gets what the body set. The samples, or how it ended instead.
+/// Runs a benchmark's `body` for `rounds` rounds under Callgrind (the child's work), its dumps
+/// in `dir`; `throughput` gets what the body set. The samples, or how it ended instead.
 fn simulated_rounds(
-    p: &Planned,
     rounds: u32,
     dir: &Path,
     throughput: &mut Option<Throughput>,
+    body: &mut dyn FnMut(&mut Bencher),
 ) -> Result<Vec<SimSample>, (Outcome, String)> {
     let mut sampler = Box::new(Sampler::simulated(Simulation::new(dir.to_path_buf())));
     for _ in 0..rounds {
         let mut bencher = Bencher::measuring(sampler);
-        let (run, arg) = (p.run, p.arg);
-        let outcome =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&mut bencher, arg)));
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut bencher)));
         if let Err(payload) = outcome {
             return Err((Outcome::Panicked, panic_message(payload.as_ref())));
         }

@@ -10,8 +10,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::ExitCode;
 
 use super::{
-    default_events, open_available, own_events, panic_message, planned, raw_result, Planned,
-    NEVER_CALLED,
+    default_events, driver, for_each_body, open_available, own_events, panic_message, planned,
+    raw_result, Planned, NEVER_CALLED,
 };
 use crate::events::{self, Event, Sysfs};
 use crate::harness::bencher::Bencher;
@@ -96,57 +96,182 @@ pub(crate) fn serve(suite: &str) -> ExitCode {
         eprintln!("error: worker: {e}");
         return ExitCode::from(2);
     }
-    let all = planned(suite);
-    let sysfs = Sysfs::system();
-    let mut defaults: Option<Vec<Event>> = None;
-    loop {
-        let request = match conn.borrow_mut().recv() {
-            Ok(Some(r)) => r,
-            Ok(None) => return ExitCode::SUCCESS,
-            // A request it cannot read is answered as a failure; the driver decides.
-            Err(e) if e.contains("not a request") => {
-                let answer = worker_error(Outcome::Failed, e);
-                if conn.borrow_mut().send(answer).is_err() {
-                    return ExitCode::from(2);
-                }
-                continue;
-            }
-            Err(e) => {
-                eprintln!("error: worker: {e}");
-                return ExitCode::from(2);
-            }
-        };
-        let answer = match request {
-            Request::List => list(&all),
-            Request::Run {
-                warm_up_ns,
-                counters,
-                id,
-            } => {
-                let defaults = defaults
-                    .get_or_insert_with(|| default_events(&sysfs, Machine::cached()).0)
-                    .clone();
-                run_one(
-                    &conn,
-                    &all,
-                    &id,
-                    counters.as_deref(),
-                    warm_up_ns,
-                    &sysfs,
-                    &defaults,
-                )
-            }
-            Request::Quit => return ExitCode::SUCCESS,
-            other => worker_error(
-                Outcome::Failed,
-                format!("unexpected request outside a benchmark: {other:?}"),
-            ),
-        };
-        if let Err(e) = conn.borrow_mut().send(answer) {
+    let mut worker = Worker {
+        conn,
+        all: planned(suite),
+        sysfs: Sysfs::system(),
+        defaults: None,
+    };
+    let served = if driver().is_some() {
+        worker.serve_driven()
+    } else {
+        worker.serve_functions()
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
             eprintln!("error: worker: {e}");
-            return ExitCode::from(2);
+            ExitCode::from(2)
         }
     }
+}
+
+/// A `run` request.
+struct RunRequest {
+    warm_up_ns: u64,
+    counters: Option<String>,
+    id: String,
+}
+
+/// A worker between requests.
+struct Worker {
+    conn: Shared,
+    /// The suite's benchmarks.
+    all: Vec<Planned>,
+    sysfs: Sysfs,
+    /// The machine's default counters, once a benchmark needed them.
+    defaults: Option<Vec<Event>>,
+}
+
+impl Worker {
+    fn send(&self, answer: String) -> Result<(), String> {
+        self.conn.borrow_mut().send(answer)
+    }
+
+    /// The next `run` request, after answering those that need no benchmark (`list`, one it
+    /// cannot read, one out of place); `None` when the driver says `quit` or closes the pipe.
+    fn next_run(&self) -> Result<Option<RunRequest>, String> {
+        loop {
+            let received = self.conn.borrow_mut().recv();
+            let answer = match received {
+                Ok(Some(Request::Run {
+                    warm_up_ns,
+                    counters,
+                    id,
+                })) => {
+                    return Ok(Some(RunRequest {
+                        warm_up_ns,
+                        counters,
+                        id,
+                    }))
+                }
+                Ok(Some(Request::Quit)) | Ok(None) => return Ok(None),
+                Ok(Some(Request::List)) => list(&self.all),
+                Ok(Some(other)) => worker_error(
+                    Outcome::Failed,
+                    format!("unexpected request outside a benchmark: {other:?}"),
+                ),
+                // A request it cannot read is answered as a failure; the driver decides.
+                Err(e) if e.contains("not a request") => worker_error(Outcome::Failed, e),
+                Err(e) => return Err(e),
+            };
+            self.send(answer)?;
+        }
+    }
+
+    /// A suite of functions: each `run` calls the benchmark's function.
+    fn serve_functions(&mut self) -> Result<(), String> {
+        while let Some(request) = self.next_run()? {
+            let answer = match self.all.iter().position(|p| p.id == request.id) {
+                Some(i) => {
+                    let p = self.all[i].clone();
+                    let (run, arg) = (p.run, p.arg);
+                    self.run_one(&p, &request, &mut |b| run(b, arg))
+                }
+                None => no_benchmark(&request.id),
+            };
+            self.send(answer)?;
+        }
+        Ok(())
+    }
+
+    /// A driven suite ([`super::register_driven`]): its code runs once, and each `run` is
+    /// served where the code defines the benchmark, so the driver's requests must follow the
+    /// order of definition (a paired run's do: the benchmarks in the order listed, each once
+    /// per worker). A request for a benchmark already passed is answered as a failure.
+    fn serve_driven(&mut self) -> Result<(), String> {
+        let mut pending = self.next_run()?;
+        if pending.is_none() {
+            return Ok(());
+        }
+        let mut broken = None;
+        let all = self.all.clone();
+        let missing = for_each_body(&all, &mut |p, body| {
+            let Some(request) = pending.take_if(|r| r.id == p.id) else {
+                return;
+            };
+            let answer = self.run_one(p, &request, body);
+            match self.send(answer).and_then(|()| self.next_run()) {
+                Ok(next) => pending = next,
+                Err(e) => broken = Some(e),
+            }
+        });
+        if let Some(e) = broken {
+            return Err(e);
+        }
+        while let Some(request) = pending {
+            let answer = match missing.iter().find(|(p, _)| p.id == request.id) {
+                Some((_, why)) => worker_error(Outcome::Failed, why.clone()),
+                None if all.iter().any(|p| p.id == request.id) => worker_error(
+                    Outcome::Failed,
+                    "this worker runs the suite's code once and serves each benchmark where \
+                     the code defines it: the driver asked for it after a benchmark defined \
+                     later",
+                ),
+                None => no_benchmark(&request.id),
+            };
+            self.send(answer)?;
+            pending = self.next_run()?;
+        }
+        Ok(())
+    }
+
+    /// `run`: the benchmark's body once, its `iter*` call serving the driver; the answer to
+    /// the last request it left unanswered (`finish`, or whichever request it failed in).
+    fn run_one(
+        &mut self,
+        p: &Planned,
+        request: &RunRequest,
+        body: &mut dyn FnMut(&mut Bencher),
+    ) -> String {
+        let sysfs = &self.sysfs;
+        let events = match request.counters.as_deref() {
+            Some(list) => events::parse_list(list, sysfs).map_err(|e| format!("--counters: {e}")),
+            None => {
+                let defaults = self
+                    .defaults
+                    .get_or_insert_with(|| default_events(sysfs, Machine::cached()).0);
+                own_events(p, defaults, sysfs)
+            }
+        };
+        let events = match events {
+            Ok(ev) => ev,
+            Err(e) => return worker_error(Outcome::Failed, e),
+        };
+        // As a plain run does: on a machine with several core types, measure on the CPUs
+        // whose PMU serves the events (both builds alike), then put the thread back.
+        let allowed = sys::thread_affinity().ok();
+        let pinning = allowed
+            .as_deref()
+            .map(|allowed| crate::harness::affinity::plan(&events, sysfs, allowed));
+        let pinned = match pinning.as_ref().and_then(|p| p.cpus.as_deref()) {
+            Some(cpus) => sys::set_thread_affinity(cpus).is_ok(),
+            None => false,
+        };
+        let events = pinning.map_or(events, |p| p.events);
+        let answer = measure_in_worker(&self.conn, p, request.warm_up_ns, &events, body);
+        if let (true, Some(allowed)) = (pinned, allowed.as_deref()) {
+            let _ = sys::set_thread_affinity(allowed);
+        }
+        answer
+    }
+}
+
+/// The answer to a `run` of a benchmark the suite does not have.
+fn no_benchmark(id: &str) -> String {
+    let mut quoted = String::new();
+    crate::protocol::json::push_str(&mut quoted, id);
+    worker_error(Outcome::Failed, format!("no benchmark {quoted}"))
 }
 
 /// The answer to `list`.
@@ -174,50 +299,14 @@ fn worker_error(outcome: Outcome, error: impl Into<String>) -> String {
     .encode()
 }
 
-/// `run`: the benchmark function once, its `iter*` call serving the driver; the answer to the
-/// last request it left unanswered (`finish`, or whichever request it failed in).
-fn run_one(
+/// The measuring part of [`Worker::run_one`], with the events to open.
+fn measure_in_worker(
     conn: &Shared,
-    all: &[Planned],
-    id: &str,
-    counters: Option<&str>,
+    p: &Planned,
     warm_up_ns: u64,
-    sysfs: &Sysfs,
-    defaults: &[Event],
+    events: &[Event],
+    body: &mut dyn FnMut(&mut Bencher),
 ) -> String {
-    let Some(p) = all.iter().find(|p| p.id == id) else {
-        let mut quoted = String::new();
-        crate::protocol::json::push_str(&mut quoted, id);
-        return worker_error(Outcome::Failed, format!("no benchmark {quoted}"));
-    };
-    let events = match counters {
-        Some(list) => events::parse_list(list, sysfs).map_err(|e| format!("--counters: {e}")),
-        None => own_events(p, defaults, sysfs),
-    };
-    let events = match events {
-        Ok(ev) => ev,
-        Err(e) => return worker_error(Outcome::Failed, e),
-    };
-    // As a plain run does: on a machine with several core types, measure on the CPUs whose
-    // PMU serves the events (both builds alike), then put the thread back.
-    let allowed = sys::thread_affinity().ok();
-    let pinning = allowed
-        .as_deref()
-        .map(|allowed| crate::harness::affinity::plan(&events, sysfs, allowed));
-    let pinned = match pinning.as_ref().and_then(|p| p.cpus.as_deref()) {
-        Some(cpus) => sys::set_thread_affinity(cpus).is_ok(),
-        None => false,
-    };
-    let events = pinning.map_or(events, |p| p.events);
-    let answer = measure_in_worker(conn, p, warm_up_ns, &events);
-    if let (true, Some(allowed)) = (pinned, allowed.as_deref()) {
-        let _ = sys::set_thread_affinity(allowed);
-    }
-    answer
-}
-
-/// The measuring part of [`run_one`], with the events to open.
-fn measure_in_worker(conn: &Shared, p: &Planned, warm_up_ns: u64, events: &[Event]) -> String {
     let counters = match open_available(events) {
         Ok((c, _dropped)) => c,
         Err(e) => return worker_error(Outcome::Failed, e.to_string()),
@@ -231,8 +320,7 @@ fn measure_in_worker(conn: &Shared, p: &Planned, warm_up_ns: u64, events: &[Even
     };
     let sampler = Sampler::remote(counters, plan, Box::new(Link(conn.clone())));
     let mut bencher = Bencher::measuring(Box::new(sampler));
-    let (run, arg) = (p.run, p.arg);
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&mut bencher, arg)));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut bencher)));
     if let Err(payload) = outcome {
         return worker_error(Outcome::Panicked, panic_message(payload.as_ref()));
     }
