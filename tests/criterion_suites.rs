@@ -330,6 +330,19 @@ fn a_measured_run_keeps_the_suites_settings() {
     assert_eq!(samples("generic/cube"), 10);
     assert_eq!(samples("ticks"), 10);
     assert_eq!(samples("fib 10"), 30);
+    // iter_custom with criterion's wall time: the routine's own time, nothing else; with a
+    // custom measurement, the counters bracket the routine's call (all of them).
+    let names =
+        |id: &str| -> Vec<String> { bench(id).counters.iter().map(|c| c.name.clone()).collect() };
+    assert_eq!(names("batched/custom"), ["wall-time"]);
+    assert_eq!(names("ticks"), names("fib 10"));
+    assert!(names("fib 10").len() > 1, "{:?}", names("fib 10"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("batched/custom: the routine measures its own time"),
+        "{}",
+        show(&out)
+    );
 }
 
 #[test]

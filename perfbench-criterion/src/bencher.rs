@@ -110,9 +110,11 @@ impl<'a, M> Bencher<'a, M> {
     }
 
     /// Calls `routine(iters)`, which runs the code `iters` times and returns what it measured
-    /// itself. perfbench's counters bracket the whole call, and the returned value is not
-    /// used: whatever the routine does besides the measured code (building inputs, reading a
-    /// clock) is counted too, so keep it out of the routine where possible.
+    /// itself. With criterion's default measurement ([`WallTime`]) the returned time is the
+    /// benchmark's wall time, and the other counters have no figure for it (the run notes that
+    /// they are not available; under `--simulate` and `--profile` the counters bracket the
+    /// whole call). With a custom measurement the returned value is not used: the counters
+    /// bracket the whole call, whatever the routine does besides the measured code included.
     ///
     /// ```no_run
     /// use std::time::Instant;
@@ -135,11 +137,14 @@ impl<'a, M> Bencher<'a, M> {
         M: Measurement,
         R: FnMut(u64) -> M::Value,
     {
-        self.inner.iter_custom(|iters, meter| {
-            meter.start();
-            let value = routine(iters);
-            meter.stop();
-            drop(black_box(value));
-        });
+        match M::__as_duration() {
+            Some(as_duration) => self.inner.iter_timed(|iters| as_duration(&routine(iters))),
+            None => self.inner.iter_custom(|iters, meter| {
+                meter.start();
+                let value = routine(iters);
+                meter.stop();
+                drop(black_box(value));
+            }),
+        }
     }
 }

@@ -68,21 +68,23 @@ impl<M> Criterion<M> {
         self
     }
 
-    /// Warm-up time of each benchmark.
+    /// Warm-up time of each benchmark, read against criterion's default (3 s) and applied to
+    /// perfbench's (0.3 s): 10 s warms up for 1 s.
     ///
     /// See [`Criterion::sample_size`] for an example.
     #[must_use]
     pub fn warm_up_time(mut self, dur: Duration) -> Criterion<M> {
-        self.config.warm_up_time = Some(dur.as_secs_f64());
+        self.config.warm_up_time = Some(engine::warm_up_time(dur));
         self
     }
 
-    /// Measurement time of each benchmark, over all its rounds.
+    /// Measurement time of each benchmark, over all its rounds, read against criterion's
+    /// default (5 s) and applied to perfbench's (1.5 s): 10 s measures for 3 s.
     ///
     /// See [`Criterion::sample_size`] for an example.
     #[must_use]
     pub fn measurement_time(mut self, dur: Duration) -> Criterion<M> {
-        self.config.measurement_time = Some(dur.as_secs_f64());
+        self.config.measurement_time = Some(engine::measurement_time(dur));
         self
     }
 

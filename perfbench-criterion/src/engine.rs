@@ -21,6 +21,7 @@ use std::io::Read;
 use std::process::{Command, ExitCode, Stdio};
 use std::ptr::NonNull;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use perfbench::harness::entry::{Entry, Options};
 use perfbench::runner::{Planned, Visit};
@@ -46,6 +47,24 @@ pub(crate) struct Config {
 /// number from 1).
 pub(crate) fn sample_size(n: usize) -> u32 {
     u32::try_from(n.max(1)).unwrap_or(u32::MAX)
+}
+
+/// criterion's default warm-up and measurement times, in seconds, against which a suite's
+/// settings are read.
+const CRITERION_WARM_UP_TIME: f64 = 3.0;
+const CRITERION_MEASUREMENT_TIME: f64 = 5.0;
+
+/// A suite's `warm_up_time` as perfbench takes it: its ratio to criterion's default, applied to
+/// perfbench's. A suite's times were chosen for criterion's way of sampling (its default spends
+/// 8 s on a benchmark, perfbench's 1.8 s); what they say is "this benchmark needs more (or
+/// less) than the default".
+pub(crate) fn warm_up_time(dur: Duration) -> f64 {
+    dur.as_secs_f64() / CRITERION_WARM_UP_TIME * perfbench::runner::DEFAULT_WARM_UP_TIME
+}
+
+/// A suite's `measurement_time` as perfbench takes it, as [`warm_up_time`] does.
+pub(crate) fn measurement_time(dur: Duration) -> f64 {
+    dur.as_secs_f64() / CRITERION_MEASUREMENT_TIME * perfbench::runner::DEFAULT_MEASUREMENT_TIME
 }
 
 /// A benchmark's id as criterion forms it: `group/function/parameter`, each part optional but
@@ -596,6 +615,29 @@ mod tests {
         ] {
             assert_eq!(Found::parse(other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn a_suites_times_scale_perfbenchs_defaults() {
+        use perfbench::runner::{DEFAULT_MEASUREMENT_TIME, DEFAULT_WARM_UP_TIME};
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(close(
+            warm_up_time(Duration::from_secs(3)),
+            DEFAULT_WARM_UP_TIME
+        ));
+        assert!(close(
+            warm_up_time(Duration::from_secs(10)),
+            DEFAULT_WARM_UP_TIME * 10.0 / 3.0
+        ));
+        assert!(close(
+            measurement_time(Duration::from_secs(5)),
+            DEFAULT_MEASUREMENT_TIME
+        ));
+        assert!(close(
+            measurement_time(Duration::from_secs(10)),
+            2.0 * DEFAULT_MEASUREMENT_TIME
+        ));
+        assert_eq!(measurement_time(Duration::ZERO), 0.0);
     }
 
     #[test]

@@ -118,19 +118,21 @@ impl<'a, M> BenchmarkGroup<'a, M> {
         self
     }
 
-    /// Warm-up time of each of the group's benchmarks.
+    /// Warm-up time of each of the group's benchmarks, scaled as
+    /// [`Criterion::warm_up_time`](crate::Criterion::warm_up_time) says.
     ///
     /// See [`BenchmarkGroup::sample_size`] for an example.
     pub fn warm_up_time(&mut self, dur: Duration) -> &mut Self {
-        self.config.warm_up_time = Some(dur.as_secs_f64());
+        self.config.warm_up_time = Some(engine::warm_up_time(dur));
         self
     }
 
-    /// Measurement time of each of the group's benchmarks, over all its rounds.
+    /// Measurement time of each of the group's benchmarks, over all its rounds, scaled as
+    /// [`Criterion::measurement_time`](crate::Criterion::measurement_time) says.
     ///
     /// See [`BenchmarkGroup::sample_size`] for an example.
     pub fn measurement_time(&mut self, dur: Duration) -> &mut Self {
-        self.config.measurement_time = Some(dur.as_secs_f64());
+        self.config.measurement_time = Some(engine::measurement_time(dur));
         self
     }
 

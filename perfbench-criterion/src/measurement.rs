@@ -2,8 +2,9 @@
 //!
 //! perfbench measures its own counters (wall time among them) whatever measurement a
 //! [`Criterion`](crate::Criterion) names: `with_measurement` is accepted so that a suite with a
-//! custom measurement compiles, and the values its `iter_custom` routines return are not used
-//! (the counters bracket the routine's whole call instead).
+//! custom measurement compiles. With [`WallTime`], the time an `iter_custom` routine returns is
+//! the benchmark's wall time; with a custom measurement, the values its `iter_custom` routines
+//! return are not used (the counters bracket the routine's whole call instead).
 
 use std::time::{Duration, Instant};
 
@@ -28,6 +29,17 @@ pub trait Measurement {
     fn to_f64(&self, value: &Self::Value) -> f64;
     /// How values print.
     fn formatter(&self) -> &dyn ValueFormatter;
+
+    /// Not criterion's: for a measurement whose values are times (`WallTime`), how a value
+    /// becomes a [`Duration`], so that `iter_custom`'s returned value is the benchmark's wall
+    /// time. A custom measurement leaves it out: its `iter_custom` routines are bracketed whole.
+    #[doc(hidden)]
+    fn __as_duration() -> Option<fn(&Self::Value) -> Duration>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// How a measurement's values print (criterion's trait, for custom measurements).
@@ -105,6 +117,10 @@ impl Measurement for WallTime {
 
     fn formatter(&self) -> &dyn ValueFormatter {
         &DurationFormatter
+    }
+
+    fn __as_duration() -> Option<fn(&Duration) -> Duration> {
+        Some(|d| *d)
     }
 }
 

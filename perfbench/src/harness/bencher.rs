@@ -258,6 +258,39 @@ impl Bencher {
             }
         }
     }
+
+    /// Measures a routine that times itself, as criterion's `iter_custom`: it is called with
+    /// an iteration count `n`, runs `n` iterations and returns the time they took. That time is
+    /// the benchmark's `wall-time`; the other counters have no figure for it (the run notes
+    /// that they are not available). Under `--simulate` and `--profile`, where there is no
+    /// wall time, the counters bracket the routine's whole call.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    ///
+    /// # let mut b = perfbench::Bencher::smoke_test();
+    /// b.iter_timed(|n| {
+    ///     let data: Vec<u64> = (0..n).collect(); // not timed
+    ///     let start = Instant::now();
+    ///     std::hint::black_box(data.iter().sum::<u64>());
+    ///     start.elapsed()
+    /// });
+    /// ```
+    pub fn iter_timed<F>(&mut self, routine: F)
+    where
+        F: FnMut(u64) -> std::time::Duration,
+    {
+        self.calls += 1;
+        match &mut self.mode {
+            Mode::Smoke => {
+                let mut routine = routine;
+                black_box(routine(1));
+            }
+            Mode::Measure(sampler) => {
+                sampler.run(&mut Timed(routine), &mut Bracket);
+            }
+        }
+    }
 }
 
 pub use super::sampler::Meter;
@@ -532,7 +565,25 @@ impl<F: FnMut(u64, &mut Meter<'_>)> Body for Custom<F> {
     }
 }
 
-/// Calibration for `iter_custom`: one empty bracket (scaled by the pairs the body used).
+/// `iter_timed`: the routine's own time as the sample's wall time; its whole call bracketed
+/// where the brackets do more than read counters (under Callgrind, in profile mode).
+struct Timed<F>(F);
+
+impl<F: FnMut(u64) -> std::time::Duration> Body for Timed<F> {
+    fn run(&mut self, n: u64, meter: &mut Meter<'_>) {
+        if meter.is_special() {
+            meter.start();
+            let elapsed = (self.0)(n);
+            meter.stop();
+            black_box(elapsed);
+        } else {
+            let elapsed = (self.0)(n);
+            meter.elapsed(elapsed);
+        }
+    }
+}
+
+/// Calibration for `iter_custom` and `iter_timed`: one empty bracket (scaled by the pairs the body used).
 struct Bracket;
 
 impl Harnessed for Bracket {
@@ -606,6 +657,55 @@ mod tests {
         body.run(n, &mut meter);
         let events = log.borrow().clone();
         (events, meter.pairs())
+    }
+
+    /// A measuring bencher over `counters` (one round of 10 samples), and the notes it makes.
+    fn measuring(counters: &str) -> (Bencher, Rc<RefCell<Vec<String>>>) {
+        use crate::counters::{Counters, GroupOptions};
+        use crate::events::{parse_list, Sysfs};
+        use crate::harness::sampler::Plan;
+        let events = parse_list(counters, &Sysfs::system()).unwrap();
+        let counters = Counters::open(&events, &GroupOptions::default()).unwrap();
+        let plan = Plan {
+            sample_size: 10,
+            warm_up_ns: 1_000_000,
+            measurement_ns: 5_000_000,
+            linear: false,
+            rounds: 1,
+        };
+        let mut sampler = Box::new(Sampler::new(counters, plan));
+        let notes = Rc::new(RefCell::new(Vec::new()));
+        let kept = notes.clone();
+        sampler.on_note(move |n| kept.borrow_mut().push(n));
+        (Bencher::measuring(sampler), notes)
+    }
+
+    #[test]
+    fn a_self_timed_routine_reads_its_own_time_and_nothing_else() {
+        let (mut b, notes) = measuring("page-faults,wall-time");
+        b.iter_timed(|n| std::time::Duration::from_nanos(250 * n));
+        let sampler = b.into_sampler().unwrap();
+        assert_eq!(sampler.round_result(), Ok(true));
+        let measured = sampler.into_measured().unwrap();
+        let names: Vec<&str> = measured.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["wall-time"]);
+        // No bracket to calibrate away: the routine's own time, exactly.
+        let wall = &measured[0].per_iteration;
+        assert!(
+            !wall.is_empty() && wall.iter().all(|&v| v == 250.0),
+            "{wall:?}"
+        );
+        let notes = notes.borrow();
+        assert!(
+            notes.iter().any(|n| n.contains("not available")),
+            "{notes:?}"
+        );
+
+        // Without wall time, such a routine has no counter at all: said, not measured.
+        let (mut b, _) = measuring("page-faults");
+        b.iter_timed(std::time::Duration::from_nanos);
+        let e = b.into_sampler().unwrap().round_result().unwrap_err();
+        assert!(e.contains("add it to --counters"), "{e}");
     }
 
     #[test]

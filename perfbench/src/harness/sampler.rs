@@ -101,6 +101,9 @@ pub struct Meter<'a> {
     gate: Option<&'a EventFd>,
     /// `simulate` or a gate: the one test the bracket's fast path makes.
     special: bool,
+    /// Whether a body added time it measured itself ([`Meter::elapsed`]): its samples then have
+    /// wall time only, and no bracket to calibrate away.
+    self_timed: bool,
 }
 
 impl fmt::Debug for Meter<'_> {
@@ -138,6 +141,7 @@ impl<'a> Meter<'a> {
             simulate: false,
             gate: None,
             special: false,
+            self_timed: false,
             groups,
         }
     }
@@ -171,6 +175,30 @@ impl<'a> Meter<'a> {
     /// The start/stop pairs since the meter was made or cleared.
     pub(crate) fn pairs(&self) -> u64 {
         self.pairs
+    }
+
+    /// The start/stop pairs a sample's calibration is scaled by: at least one for a bracketed
+    /// body, none for a self-timed one ([`Meter::elapsed`]) beyond those it made.
+    fn calibrated_pairs(&self) -> u64 {
+        if self.self_timed {
+            self.pairs
+        } else {
+            self.pairs.max(1)
+        }
+    }
+
+    /// Whether brackets do more than read counters (under Callgrind, or switching a profile's
+    /// sampling event): a body that times itself brackets its whole call there instead.
+    pub(crate) fn is_special(&self) -> bool {
+        self.special
+    }
+
+    /// Adds `elapsed`, which the body measured itself, to the sample's wall time, and marks the
+    /// meter self-timed: such a body's benchmark reports wall time only.
+    pub(crate) fn elapsed(&mut self, elapsed: std::time::Duration) {
+        let ns = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+        self.acc_ns = self.acc_ns.saturating_add(ns);
+        self.self_timed = true;
     }
 
     /// A meter that reads nothing (smoke tests and warm-up).
@@ -520,6 +548,8 @@ pub struct Sampler {
     batch: Option<u64>,
     /// Profile mode: the sampling event the measured brackets switch on and off.
     gate: Option<Arc<EventFd>>,
+    /// Whether the body measured its own time ([`Meter::elapsed`]): wall time only.
+    self_timed: bool,
 }
 
 impl fmt::Debug for Sampler {
@@ -547,6 +577,7 @@ impl Sampler {
             simulation: None,
             batch: None,
             gate: None,
+            self_timed: false,
         }
     }
 
@@ -630,20 +661,46 @@ impl Sampler {
         if let Some(mut remote) = self.remote.take() {
             let served = self.serve(body, empty, remote.as_mut());
             self.remote = Some(remote);
-            match served {
+            match served.and_then(|m| self.timed_only(m)) {
                 Ok(measured) => self.measured = Some(measured),
                 Err(e) => self.error = Some(e),
             }
             return;
         }
-        match self.measure(body, empty) {
-            Ok(round) => {
-                if let Err(e) = self.merge(round) {
-                    self.error = Some(e);
-                }
-            }
-            Err(e) => self.error = Some(e.to_string()),
+        let round = self.measure(body, empty).map_err(|e| e.to_string());
+        if let Err(e) = round
+            .and_then(|r| self.timed_only(r))
+            .and_then(|r| self.merge(r))
+        {
+            self.error = Some(e);
         }
+    }
+
+    /// A round's counters, less those a self-timed body ([`Meter::elapsed`]) has no figure
+    /// for: all but wall time, which is the time it measured. Says so once per benchmark.
+    fn timed_only(&mut self, mut round: Measured) -> Result<Measured, String> {
+        if !self.self_timed {
+            return Ok(round);
+        }
+        let before = round.len();
+        round.retain(|c| c.name == crate::events::WALL_TIME);
+        if round.is_empty() {
+            return Err(
+                "the routine measures its own time (criterion's iter_custom), so wall-time \
+                        is its only counter: measure wall-time (add it to --counters)"
+                    .to_owned(),
+            );
+        }
+        if before > round.len() && self.round == 0 {
+            if let Some(f) = self.on_note.as_mut() {
+                f(
+                    "the routine measures its own time (criterion's iter_custom): wall-time is \
+                   that time, the other counters are not available for it"
+                        .to_owned(),
+                );
+            }
+        }
+        Ok(round)
     }
 
     /// Adds one round's samples to those of the earlier rounds.
@@ -748,7 +805,9 @@ impl Sampler {
             for g in groups.iter() {
                 g.disable()?;
             }
-            out.extend(results(columns, measured?, &iterations));
+            let (values, self_timed) = measured?;
+            self.self_timed |= self_timed;
+            out.extend(results(columns, values, &iterations));
         }
         Ok(self.in_requested_order(out))
     }
@@ -799,6 +858,7 @@ impl Sampler {
                     }
                 }
                 state.sample(&mut meter, body, empty, n);
+                self.self_timed |= meter.self_timed;
                 if let Some(e) = meter.error.take() {
                     return Err(e.to_string());
                 }
@@ -878,9 +938,9 @@ fn results(
 
 type PassValues = (Vec<Vec<f64>>, Vec<bool>, Vec<f64>);
 
-/// One pass of a round: its calibration runs, samples and (for exact counters) probes. In the
-/// `first_round`, one discarded reading of each body through the pass's meter comes first
-/// (see [`prime`]).
+/// One pass of a round: its calibration runs, samples and (for exact counters) probes, and
+/// whether the body timed itself ([`Meter::elapsed`]). In the `first_round`, one discarded
+/// reading of each body through the pass's meter comes first (see [`prime`]).
 fn run_pass(
     groups: &mut [Group],
     gate: Option<&EventFd>,
@@ -889,7 +949,7 @@ fn run_pass(
     iterations: &[u64],
     first_round: bool,
     progress: &mut dyn FnMut(usize),
-) -> Result<PassValues, CounterError> {
+) -> Result<(PassValues, bool), CounterError> {
     let mut meter = Meter::new(groups, wall).gated(gate);
     let columns = meter.acc.len() + usize::from(wall);
     let mut state = PassState::default();
@@ -941,7 +1001,10 @@ fn run_pass(
     if let Some(e) = meter.error.take() {
         return Err(e);
     }
-    Ok(state.finish(iterations, per_pair, columns))
+    Ok((
+        state.finish(iterations, per_pair, columns),
+        meter.self_timed,
+    ))
 }
 
 /// One discarded reading of one iteration of the empty body and of the body, through `meter`.
@@ -1056,7 +1119,7 @@ impl PassState {
         if meter.irregular {
             self.irregular.samples.push(self.totals.len());
         }
-        self.totals.push((t, meter.pairs.max(1)));
+        self.totals.push((t, meter.calibrated_pairs()));
     }
 
     /// One reading at `n` iterations for the exactness derivation: the empty body, then the
@@ -1100,7 +1163,7 @@ impl PassState {
             n,
             calibration,
             totals: (totals, meter.irregular),
-            pairs: meter.pairs.max(1),
+            pairs: meter.calibrated_pairs(),
         }
     }
 
@@ -1966,7 +2029,7 @@ mod meter_tests {
             singles: 0,
         };
         let iterations = [32u64; 4];
-        let (values, multiplexed, _) = run_pass(
+        let ((values, multiplexed, _), self_timed) = run_pass(
             &mut groups,
             None,
             false,
@@ -1976,6 +2039,7 @@ mod meter_tests {
             &mut |_| {},
         )
         .unwrap();
+        assert!(!self_timed);
         // Batched, each sample read 2 + 1/8 page faults per iteration; the slope of the
         // readings of one input per bracket is the routine's 2 exactly.
         assert!(values.iter().all(|v| v[0] == 2.0), "{values:?}");

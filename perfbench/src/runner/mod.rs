@@ -42,6 +42,12 @@ pub const DEFAULT_ROUNDS: u32 = 10;
 /// Rounds per benchmark with `--quick`.
 pub const QUICK_ROUNDS: u32 = 5;
 
+/// Warm-up seconds per benchmark by default (`--warm-up-time`).
+pub const DEFAULT_WARM_UP_TIME: f64 = 0.3;
+
+/// Measurement seconds per benchmark, over all its rounds, by default (`--measurement-time`).
+pub const DEFAULT_MEASUREMENT_TIME: f64 = 1.5;
+
 /// Counters measured by default where a CPU PMU exists.
 pub const DEFAULT_HARDWARE: &[&str] = &[
     "instructions",
@@ -484,7 +490,7 @@ impl RunPlan {
         let (sample_size, warm, measure) = if args.quick {
             (30, 0.1, 0.4)
         } else {
-            (100, 0.3, 1.5)
+            (100, DEFAULT_WARM_UP_TIME, DEFAULT_MEASUREMENT_TIME)
         };
         RunPlan {
             sample_size: args.sample_size.unwrap_or(sample_size),
