@@ -217,6 +217,15 @@ fn report(path: &Path, out: &Output) -> Report {
     from_json(&text).unwrap_or_else(|e| panic!("the report does not parse: {e:?}\n{}", show(out)))
 }
 
+/// The ids of the benchmarks a report has measured, in its order.
+fn measured_ids(r: &Report) -> Vec<&str> {
+    r.benchmarks
+        .iter()
+        .filter(|b| b.outcome == Outcome::Measured)
+        .map(|b| b.id.as_str())
+        .collect()
+}
+
 /// The ids `--list` prints.
 fn listed(out: &Output) -> Vec<String> {
     String::from_utf8_lossy(&out.stdout)
@@ -409,13 +418,7 @@ fn a_published_suite_is_measured_saved_and_compared() {
     args.extend(["--save-baseline", "crit", "--json", json.to_str().unwrap()]);
     let out = succeeded(d.bench(suite, &args), "--save-baseline");
     let r = report(&json, &out);
-    let measured: Vec<&str> = r
-        .benchmarks
-        .iter()
-        .filter(|b| b.outcome == Outcome::Measured)
-        .map(|b| b.id.as_str())
-        .collect();
-    assert_eq!(measured, ids, "{}", show(&out));
+    assert_eq!(measured_ids(&r), ids, "{}", show(&out));
     let saved = d
         .krate
         .target
@@ -466,13 +469,7 @@ fn groups_run_once_per_process_in_every_mode() {
         all.extend(["--json", json.to_str().unwrap()]);
         let out = succeeded(d.bench(suite, &all), what);
         let r = report(&json, &out);
-        let got: Vec<&str> = r
-            .benchmarks
-            .iter()
-            .filter(|b| b.outcome == Outcome::Measured)
-            .map(|b| b.id.as_str())
-            .collect();
-        assert_eq!(got, ids, "{what}\n{}", show(&out));
+        assert_eq!(measured_ids(&r), ids, "{what}\n{}", show(&out));
         (r, out)
     };
     let mut args = short.to_vec();

@@ -843,7 +843,8 @@ impl<'a> InFlight<'a> {
     }
 }
 
-const NEVER_CALLED: &str = "the benchmark never called Bencher::iter, iter_batched or iter_custom";
+const NEVER_CALLED: &str =
+    "the benchmark never called Bencher::iter, iter_batched, iter_custom or iter_timed";
 
 /// One round of a benchmark ([`measure_once`]) on the CPUs whose PMU serves the events (see
 /// [`affinity`]), then back where the thread may run. Each note is shown once per run
