@@ -5,10 +5,12 @@
 //! `tests/fixtures/criterion/*.rs`, copied as they are:
 //! - `api.rs`: every item of criterion's API that real suites use (builder methods, groups,
 //!   every `BatchSize`, `iter_custom`, a custom `Measurement`, a `Profiler`, both forms of
-//!   `criterion_group!`);
+//!   `criterion_group!`); `api_03.rs`: criterion 0.3's deprecated forms (`Benchmark`,
+//!   `ParameterizedBenchmark`, `Fun`, `bench_function_over_inputs`, `bench_functions`);
 //! - `real_*.rs`: bench files of published crates, byte for byte (fancy-regex, halfbrown with
 //!   48 benchmarks, base64 with 88, tracing-subscriber, tracing's `empty_span` with the module
-//!   it shares, `modules/shared.rs`; the fixtures' README names them), with the dependencies
+//!   it shares, `modules/shared.rs`, tinytemplate's on criterion 0.3's
+//!   `bench_function_over_inputs`; the fixtures' README names them), with the dependencies
 //!   their crates' manifests give;
 //! - `faulty.rs` and `duplicate.rs`: a panicking benchmark, a benchmark whose id changes from
 //!   process to process, and two benchmarks with one id;
@@ -67,6 +69,22 @@ const API_IDS: &[&str] = &[
     "ticks",
 ];
 
+/// `api_03.rs`'s ids, in definition order: what criterion 0.3.6 lists for it.
+const API_03_IDS: &[&str] = &[
+    "shifts/left",
+    "shifts/right",
+    "alone",
+    "sum/iter/64",
+    "sum/iter/512",
+    "sum/fold/64",
+    "sum/fold/512",
+    "one value",
+    "fill/8",
+    "fill/64",
+    "fib/recursive",
+    "fib/iterative",
+];
+
 /// What the published suites (`real_*.rs`) use besides criterion, as their crates' manifests
 /// say (tests/fixtures/criterion/README.md names them).
 const REAL_DEPENDENCIES: &str = "\
@@ -79,6 +97,9 @@ rand = { version = \"0.8.5\", features = [\"small_rng\"] }
 tracing-subscriber = \"=0.3.23\"
 tracing = \"0.1.44\"
 log = \"0.4.17\"
+tinytemplate = \"=1.2.1\"
+serde = \"1\"
+serde_derive = \"1\"
 ";
 
 /// The fixtures: every `tests/fixtures/criterion/*.rs`, by bench target name.
@@ -445,6 +466,37 @@ fn a_published_suite_is_measured_saved_and_compared() {
             b.id
         );
     }
+}
+
+/// criterion 0.3's deprecated forms define criterion's ids and keep their settings.
+#[test]
+fn criterion_03s_forms_keep_their_ids_and_settings() {
+    let d = demo();
+    let _serial = serial();
+    let out = succeeded(d.bench("api_03", &["--list"]), "--list");
+    assert_eq!(listed(&out), API_03_IDS, "{}", show(&out));
+    let json = d.json_path("api_03");
+    let out = succeeded(
+        d.bench("api_03", &["--quick", "--json", json.to_str().unwrap()]),
+        "a measured run",
+    );
+    let r = report(&json, &out);
+    assert_eq!(measured_ids(&r), API_03_IDS, "{}", show(&out));
+    let bench = |id: &str| r.benchmarks.iter().find(|b| b.id == id).unwrap();
+    let samples = |id: &str| bench(id).counter("wall-time").unwrap().per_iteration.len();
+    assert_eq!(samples("shifts/right"), 20);
+    assert_eq!(samples("alone"), 30);
+    assert_eq!(bench("shifts/left").throughput, Some(Throughput::Bytes(8)));
+    assert_eq!(
+        bench("sum/fold/512").throughput,
+        Some(Throughput::Elements(512))
+    );
+    assert_eq!(bench("fill/8").throughput, None);
+    let sum = bench("sum/iter/64");
+    assert_eq!(
+        (sum.group.as_str(), sum.name.as_str(), sum.params.as_deref()),
+        ("sum", "iter", Some("64"))
+    );
 }
 
 /// tracing's suite sets a global subscriber with `.expect(..)` in its target function, which

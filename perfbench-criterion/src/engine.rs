@@ -43,6 +43,18 @@ pub(crate) struct Config {
     pub(crate) throughput: Option<Throughput>,
 }
 
+impl Config {
+    /// These settings with those `over` sets in their place.
+    pub(crate) fn overridden_by(&self, over: &Config) -> Config {
+        Config {
+            sample_size: over.sample_size.or(self.sample_size),
+            warm_up_time: over.warm_up_time.or(self.warm_up_time),
+            measurement_time: over.measurement_time.or(self.measurement_time),
+            throughput: over.throughput.or(self.throughput),
+        }
+    }
+}
+
 /// A `sample_size` as perfbench takes it (criterion refuses fewer than 10; perfbench takes any
 /// number from 1).
 pub(crate) fn sample_size(n: usize) -> u32 {
@@ -90,6 +102,25 @@ impl Identity {
     /// A [`BenchmarkId`] in `group` (`None`: `Criterion::bench_with_input`).
     pub(crate) fn of_id(group: Option<String>, id: BenchmarkId) -> Identity {
         Identity { group, id }
+    }
+
+    /// criterion 0.3's id of a benchmark definition's routine: `group/function/parameter`, or
+    /// `group` alone when it has neither (then shown as a benchmark of that name).
+    pub(crate) fn of_parts(
+        group: &str,
+        function: Option<String>,
+        parameter: Option<String>,
+    ) -> Identity {
+        if function.is_none() && parameter.is_none() {
+            return Identity::top(group.to_owned());
+        }
+        Identity::of_id(
+            Some(group.to_owned()),
+            BenchmarkId {
+                function,
+                parameter,
+            },
+        )
     }
 
     /// The id criterion would give it.
@@ -570,6 +601,29 @@ mod tests {
         );
         let input = Identity::of_id(None, BenchmarkId::new("hash", "1 KiB"));
         assert_eq!(input.id(), "hash/1 KiB");
+    }
+
+    #[test]
+    fn criterion_03s_ids() {
+        let id = |f: Option<&str>, p: Option<&str>| {
+            Identity::of_parts("g", f.map(str::to_owned), p.map(str::to_owned)).id()
+        };
+        assert_eq!(id(None, None), "g");
+        assert_eq!(id(Some("f"), None), "g/f");
+        assert_eq!(id(None, Some("8")), "g/8");
+        assert_eq!(id(Some("f"), Some("8")), "g/f/8");
+        let over = Config {
+            sample_size: Some(10),
+            ..Config::default()
+        };
+        let base = Config {
+            sample_size: Some(50),
+            measurement_time: Some(2.0),
+            ..Config::default()
+        };
+        let merged = base.overridden_by(&over);
+        assert_eq!(merged.sample_size, Some(10));
+        assert_eq!(merged.measurement_time, Some(2.0));
     }
 
     #[test]

@@ -53,6 +53,7 @@
 //! a measurement.
 
 mod bencher;
+mod benchmark;
 mod criterion;
 mod engine;
 mod group;
@@ -61,6 +62,8 @@ pub mod profiler;
 mod settings;
 
 pub use bencher::Bencher;
+#[allow(deprecated)]
+pub use benchmark::{Benchmark, BenchmarkDefinition, Fun, ParameterizedBenchmark};
 pub use criterion::Criterion;
 pub use group::{BenchmarkGroup, BenchmarkId, IntoBenchmarkId};
 pub use settings::{
