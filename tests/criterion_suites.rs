@@ -12,8 +12,9 @@
 //!   it shares, `modules/shared.rs`, tinytemplate's on criterion 0.3's
 //!   `bench_function_over_inputs`; the fixtures' README names them), with the dependencies
 //!   their crates' manifests give;
-//! - `faulty.rs` and `duplicate.rs`: a panicking benchmark, a benchmark whose id changes from
-//!   process to process, and two benchmarks with one id;
+//! - `faulty.rs`, `duplicate.rs` and `broken.rs`: a panicking benchmark, a benchmark whose id
+//!   changes from process to process, a target function that panics outside its closures when
+//!   measured, two benchmarks with one id, and a target function that always fails;
 //! - `custom_main.rs`: a hand-written `main` calling the groups and `final_summary`.
 //!
 //! What is checked: `--list` gives criterion's ids (for the published suites, exactly what real
@@ -120,7 +121,7 @@ fn sound_fixtures() -> Vec<String> {
     fixtures()
         .into_iter()
         .map(|(name, _)| name)
-        .filter(|n| n != "faulty" && n != "duplicate")
+        .filter(|n| !["faulty", "duplicate", "broken"].contains(&n.as_str()))
         .collect()
 }
 
@@ -237,6 +238,15 @@ fn report(path: &Path, out: &Output) -> Report {
     let _ = fs::remove_file(path);
     from_json(&text).unwrap_or_else(|e| panic!("the report does not parse: {e:?}\n{}", show(out)))
 }
+
+/// Flags of short runs: what is checked is that every benchmark goes through, not the figures.
+const SHORT: &[&str] = &[
+    "--quick",
+    "--sample-size",
+    "10",
+    "--measurement-time",
+    "0.05",
+];
 
 /// The ids of the benchmarks a report has measured, in its order.
 fn measured_ids(r: &Report) -> Vec<&str> {
@@ -426,16 +436,8 @@ fn a_published_suite_is_measured_saved_and_compared() {
     let suite = "real_halfbrown";
     let ids = criterions_ids(suite);
     assert!(ids.len() >= 30, "{} benchmarks", ids.len());
-    // Short runs: what is checked is that every benchmark goes through, not the figures.
-    let short = [
-        "--quick",
-        "--sample-size",
-        "10",
-        "--measurement-time",
-        "0.05",
-    ];
     let json = d.json_path("saved");
-    let mut args = short.to_vec();
+    let mut args = SHORT.to_vec();
     args.extend(["--save-baseline", "crit", "--json", json.to_str().unwrap()]);
     let out = succeeded(d.bench(suite, &args), "--save-baseline");
     let r = report(&json, &out);
@@ -447,7 +449,7 @@ fn a_published_suite_is_measured_saved_and_compared() {
     assert!(saved.is_file(), "no baseline at {}", saved.display());
 
     let json = d.json_path("compared");
-    let mut args = short.to_vec();
+    let mut args = SHORT.to_vec();
     args.extend(["--baseline", "crit", "--json", json.to_str().unwrap()]);
     let out = succeeded(d.bench(suite, &args), "--baseline");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -508,13 +510,6 @@ fn groups_run_once_per_process_in_every_mode() {
     let _serial = serial();
     let suite = "real_tracing_empty_span";
     let ids = criterions_ids(suite);
-    let short = [
-        "--quick",
-        "--sample-size",
-        "10",
-        "--measurement-time",
-        "0.05",
-    ];
     let measured = |args: &[&str], what: &str| {
         let json = d.json_path(what);
         let mut all = args.to_vec();
@@ -524,11 +519,11 @@ fn groups_run_once_per_process_in_every_mode() {
         assert_eq!(measured_ids(&r), ids, "{what}\n{}", show(&out));
         (r, out)
     };
-    let mut args = short.to_vec();
+    let mut args = SHORT.to_vec();
     args.extend(["--save-baseline", "once"]);
     measured(&args, "measured and saved");
     // Paired: every round's workers run the groups once each, serving the benchmarks in order.
-    let mut args = short.to_vec();
+    let mut args = SHORT.to_vec();
     args.extend(["--paired", "once"]);
     let (r, out) = measured(&args, "paired");
     for b in &r.benchmarks {
@@ -588,6 +583,25 @@ fn faults_are_reported_and_the_rest_is_measured() {
         show(&out)
     );
     assert_eq!(outcome("sound").0, Outcome::Measured);
+    // The code defining it panicked when measured: reported, with the panic's message.
+    let (o, e) = outcome("after the setup");
+    assert_eq!(o, Outcome::Failed);
+    assert!(
+        e.contains("did not define it when run; it panicked: the setup failed"),
+        "{e}"
+    );
+
+    // A suite whose code fails before any benchmark is defined cannot be listed: exit 2, with
+    // what failed.
+    let out = d.bench("broken", &["--quick"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("failed while its benchmarks were being listed")
+            && stderr.contains("the input file is missing"),
+        "{}",
+        show(&out)
+    );
 
     let out = d.bench("duplicate", &["--quick"]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));

@@ -16,7 +16,7 @@
 //!   takes nothing but a `Criterion`.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::Read;
 use std::process::{Command, ExitCode, Stdio};
 use std::ptr::NonNull;
@@ -24,6 +24,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use perfbench::harness::entry::{Entry, Options};
+use perfbench::protocol::worker::{from_hex, to_hex};
 use perfbench::runner::{Planned, Visit};
 
 use crate::{Bencher, BenchmarkId, Criterion, Throughput};
@@ -162,10 +163,11 @@ impl Found {
     }
 
     /// The benchmark as a line of the discovery child's output: [`LINE_TAG`] and tab-separated
-    /// fields, `-` for none and `=VALUE` for a value (tabs, newlines and backslashes escaped).
+    /// fields, `-` for none and `=HEX` for a value (its UTF-8 in hex, as the paired worker's
+    /// requests carry text: [`to_hex`]).
     fn line(&self) -> String {
         let text = |v: Option<&str>| match v {
-            Some(v) => format!("={}", escape(v)),
+            Some(v) => format!("={}", to_hex(v)),
             None => "-".to_owned(),
         };
         let throughput = self.throughput.map(|t| match t {
@@ -191,15 +193,11 @@ impl Found {
             .split('\t')
             .map(|f| match f {
                 "-" => Some(None),
-                f => f.strip_prefix('=').and_then(unescape).map(Some),
+                f => f.strip_prefix('=').and_then(from_hex).map(Some),
             })
             .collect::<Option<_>>()?;
         let [group, function, parameter, sample_size, warm_up, measurement, throughput] =
             <[Option<String>; 7]>::try_from(fields).ok()?;
-        let number = |v: Option<String>| -> Option<Option<f64>> {
-            v.map(|v| v.parse().ok())
-                .map_or(Some(None), |n| n.map(Some))
-        };
         let throughput = match throughput.as_deref().map(|t| t.split_once(' ')) {
             None => None,
             Some(Some(("bytes", n))) => Some(perfbench::Throughput::Bytes(n.parse().ok()?)),
@@ -214,12 +212,9 @@ impl Found {
                     parameter,
                 },
             },
-            sample_size: match sample_size {
-                Some(n) => Some(n.parse().ok()?),
-                None => None,
-            },
-            warm_up_time: number(warm_up)?,
-            measurement_time: number(measurement)?,
+            sample_size: parsed(sample_size)?,
+            warm_up_time: parsed(warm_up)?,
+            measurement_time: parsed(measurement)?,
             throughput,
         })
     }
@@ -259,39 +254,10 @@ impl Found {
     }
 }
 
-/// `\`, tab, newline and carriage return as `\\`, `\t`, `\n`, `\r`.
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// The text [`escape`] was given; `None` for an escape it does not write.
-fn unescape(s: &str) -> Option<String> {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        out.push(match chars.next()? {
-            '\\' => '\\',
-            't' => '\t',
-            'n' => '\n',
-            'r' => '\r',
-            _ => return None,
-        });
-    }
-    Some(out)
+/// A field of a [`Found::line`] as a number: `Some(None)` when it has none, `None` when it is
+/// not a number.
+fn parsed<T: std::str::FromStr>(field: Option<String>) -> Option<Option<T>> {
+    field.map(|v| v.parse()).transpose().ok()
 }
 
 fn leak(s: &str) -> &'static str {
@@ -360,27 +326,23 @@ pub fn main(groups: &[fn()]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut ids = HashSet::new();
-    for f in &found {
+    let mut by_id = HashMap::with_capacity(found.len());
+    for (k, f) in found.iter().enumerate() {
         let id = f.identity.id();
-        if !ids.insert(id.clone()) {
+        if by_id.contains_key(&id) {
             eprintln!(
                 "error: two benchmarks have the id `{id}`: give each bench_function and \
                  bench_with_input of a group its own id"
             );
             return ExitCode::from(2);
         }
+        by_id.insert(id, k);
     }
     let suite = perfbench::runner::suite_name();
     let planned = found
         .iter()
         .enumerate()
         .map(|(k, f)| f.planned(k, &suite))
-        .collect();
-    let by_id = found
-        .iter()
-        .enumerate()
-        .map(|(k, f)| (f.identity.id(), k))
         .collect();
     // `GROUPS` was unset above, so `FOUND` is too.
     let _ = FOUND.set(by_id);
@@ -659,13 +621,16 @@ mod tests {
         let back = Found::parse(&elements.line()).unwrap();
         assert_eq!(back.throughput, Some(perfbench::Throughput::Elements(3)));
         // Anything else the suite prints is not a benchmark.
+        let (a, x) = (to_hex("a"), to_hex("x"));
         for other in [
             "",
             "hello",
             LINE_TAG,
             &format!("{LINE_TAG}\t-\t-"),
-            &format!("{LINE_TAG}\t-\t=a\t-\t=x\t-\t-\t-"),
-            &format!("{LINE_TAG}\t-\t=a\\q\t-\t-\t-\t-\t-"),
+            // A sample size that is not a number.
+            &format!("{LINE_TAG}\t-\t={a}\t-\t={x}\t-\t-\t-"),
+            // A value that is not hex.
+            &format!("{LINE_TAG}\t-\t=a\t-\t-\t-\t-\t-"),
         ] {
             assert_eq!(Found::parse(other), None, "{other}");
         }

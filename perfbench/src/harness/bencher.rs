@@ -583,7 +583,8 @@ impl<F: FnMut(u64) -> std::time::Duration> Body for Timed<F> {
     }
 }
 
-/// Calibration for `iter_custom` and `iter_timed`: one empty bracket (scaled by the pairs the body used).
+/// Calibration for `iter_custom` and `iter_timed`: one empty bracket (scaled by the pairs the
+/// body used).
 struct Bracket;
 
 impl Harnessed for Bracket {

@@ -242,12 +242,14 @@ fn for_each_body<'p>(chosen: &'p [Planned], each: &mut Each<'p, '_>) -> Vec<(&'p
             }
         });
     }));
+    // A panic ends the suite's code: what it had not defined yet, it never will (and what it
+    // defined under another id is in the same case).
     let why = match outcome {
         Ok(()) => "the suite's code did not define it when run (it must define the same \
                    benchmarks every time it runs)"
             .to_owned(),
         Err(payload) => format!(
-            "the suite's code panicked before defining it: {}",
+            "the suite's code did not define it when run; it panicked: {}",
             panic_message(payload.as_ref())
         ),
     };
