@@ -25,7 +25,7 @@
 //! instructions in two runs); the faults are reported and the sound benchmark is measured all
 //! the same (exit 1), and a duplicate id is refused before anything runs (exit 2); tracing's
 //! suite, whose target function may run only once per process, is measured, saved, paired,
-//! simulated and profiled.
+//! simulated and profiled; filters are regular expressions, in every mode.
 //!
 //! The crate lives in `target/criterion-suites/` of this workspace, the same paths in every run,
 //! so only the first run compiles perfbench; a lock file serialises test processes.
@@ -550,6 +550,62 @@ fn groups_run_once_per_process_in_every_mode() {
             show(&out)
         );
     }
+}
+
+/// criterion's filters are regular expressions, and so are a criterion suite's here, in every
+/// mode: the tool, which starts the binary again for `--paired` and `--simulate`, selects
+/// what the binary selected.
+#[test]
+fn filters_are_criterions_regular_expressions() {
+    let d = demo();
+    let _serial = serial();
+    let suite = "real_tracing_empty_span";
+    let list = |filters: &[&str]| {
+        let mut args = vec!["--list"];
+        args.extend_from_slice(filters);
+        listed(&succeeded(d.bench(suite, &args), "--list"))
+    };
+    assert_eq!(
+        list(&["^empty_span/(none|global)$"]),
+        ["empty_span/none", "empty_span/global"]
+    );
+    assert_eq!(
+        list(&["baseline_", "sco"]),
+        ["empty_span/scoped", "empty_span/baseline_struct"]
+    );
+    assert_eq!(list(&["--exact", "empty_span/none"]), ["empty_span/none"]);
+    assert!(list(&["^span"]).is_empty());
+    let out = d.bench(suite, &["--list", "empty_span/(none"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(2) && stderr.contains("is not a regular expression"),
+        "{}",
+        show(&out)
+    );
+    let measured = |extra: &[&str], what: &str| {
+        let json = d.json_path(what);
+        let mut args = SHORT.to_vec();
+        args.extend_from_slice(extra);
+        args.extend(["--json", json.to_str().unwrap()]);
+        let out = succeeded(d.bench(suite, &args), what);
+        let r = report(&json, &out);
+        measured_ids(&r)
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        measured(&["--save-baseline", "regex", "(none|global)$"], "saved"),
+        ["empty_span/none", "empty_span/global"]
+    );
+    assert_eq!(
+        measured(&["--paired", "regex", "(none|scoped)$"], "paired"),
+        ["empty_span/none", "empty_span/scoped"]
+    );
+    assert_eq!(
+        measured(&["--simulate", "gl.bal$"], "simulated"),
+        ["empty_span/global"]
+    );
 }
 
 #[test]

@@ -326,17 +326,17 @@ pub fn main(groups: &[fn()]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let ids: Vec<String> = found.iter().map(|f| f.identity.id()).collect();
     let mut by_id = HashMap::with_capacity(found.len());
-    for (k, f) in found.iter().enumerate() {
-        let id = f.identity.id();
-        if by_id.contains_key(&id) {
+    for (k, id) in ids.iter().enumerate() {
+        if by_id.contains_key(id) {
             eprintln!(
                 "error: two benchmarks have the id `{id}`: give each bench_function and \
                  bench_with_input of a group its own id"
             );
             return ExitCode::from(2);
         }
-        by_id.insert(id, k);
+        by_id.insert(id.clone(), k);
     }
     let suite = perfbench::runner::suite_name();
     let planned = found
@@ -346,8 +346,12 @@ pub fn main(groups: &[fn()]) -> ExitCode {
         .collect();
     // `GROUPS` was unset above, so `FOUND` is too.
     let _ = FOUND.set(by_id);
+    let args = match crate::args::parse(&suite, &ids) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
     perfbench::runner::register_driven(planned, drive);
-    perfbench::runner::main()
+    perfbench::runner::run(&suite, &args)
 }
 
 /// Every group in discovery mode: the benchmarks they define, in order.

@@ -40,7 +40,8 @@
 //! criterion_main!(suite);
 //! ```
 //!
-//! The ids are criterion's (`fib 20`, `sum/64`), so filters and habits carry over. What
+//! The ids are criterion's (`fib 20`, `sum/64`), and the command line's filters are regular
+//! expressions as criterion's are (`cargo bench -- '^sum/'`), so habits carry over. What
 //! differs, and the settings that have no meaning here (plots, resamples, confidence levels),
 //! are listed in the guide's migration page; every one of them is accepted, none is a compile
 //! error.
@@ -52,6 +53,7 @@
 //! closures (building inputs, setting a global subscriber) runs once per process, never inside
 //! a measurement.
 
+mod args;
 mod bencher;
 mod benchmark;
 mod criterion;

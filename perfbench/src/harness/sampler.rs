@@ -59,6 +59,20 @@ impl Plan {
     pub fn round_count(&self) -> u32 {
         self.rounds.clamp(1, self.sample_size.max(2))
     }
+
+    /// Runs of the empty body per sample, on average: one before each sample, and more up
+    /// front in a round of fewer than [`CALIBRATION_RUNS`] samples. What an iteration of a
+    /// sample costs is the body's time plus this many of the empty body's, and the measurement
+    /// time is spent on both.
+    fn calibrations_per_sample(&self) -> f64 {
+        let samples = self.sample_size.max(2) as usize;
+        let rounds = self.round_count() as usize;
+        // Round r takes samples r, r + R, r + 2R, ...
+        let runs: usize = (0..rounds)
+            .map(|r| (samples - r).div_ceil(rounds).max(CALIBRATION_RUNS))
+            .sum();
+        runs as f64 / samples as f64
+    }
 }
 
 /// Calibration readings per pass, at least.
@@ -749,11 +763,10 @@ impl Sampler {
                 all.clone()
             }
             None => {
-                let ns_per_iter = warm_up(body, first_warm_up_ns(&self.plan));
-                if let Some(batch) = body.plan_batch(ns_per_iter) {
-                    empty.use_batch(batch);
-                    self.batch = Some(batch);
-                }
+                let (body_ns, empty_ns, batch) =
+                    warm_up_both(body, empty, first_warm_up_ns(&self.plan));
+                self.batch = batch;
+                let ns_per_iter = body_ns + empty_ns * self.plan.calibrations_per_sample();
                 let all = plan_iterations(&self.plan, ns_per_iter, passes.len());
                 if let Some(note) = overrun_note(&self.plan, &all, ns_per_iter, passes.len()) {
                     if let Some(f) = self.on_note.as_mut() {
@@ -833,11 +846,12 @@ impl Sampler {
         empty: &mut dyn Body,
         remote: &mut dyn Remote,
     ) -> Result<Measured, String> {
-        let ns_per_iter = warm_up(body, self.plan.warm_up_ns);
-        if let Some(batch) = body.plan_batch(ns_per_iter) {
-            empty.use_batch(batch);
-        }
-        remote.ready(ns_per_iter)?;
+        let (body_ns, empty_ns, _) = warm_up_both(body, empty, self.plan.warm_up_ns);
+        // The driver plans the samples from this: each takes one run of the empty body, and
+        // the pass's first takes CALIBRATION_RUNS.
+        let sample_size = f64::from(self.plan.sample_size.max(2));
+        let calibrations = (sample_size + CALIBRATION_RUNS as f64) / sample_size;
+        remote.ready(body_ns + empty_ns * calibrations)?;
         let passes = self.counters.passes();
         let mut states: Vec<PassState> = passes.iter().map(|_| PassState::default()).collect();
         let mut iterations = Vec::new();
@@ -892,7 +906,8 @@ pub enum Command {
 /// The driver of a paired run, as a worker's sampler sees it (the runner's worker implements it
 /// over its pipe): the sampler reports the end of its warm-up, then asks for commands.
 pub trait Remote {
-    /// The warm-up is done; `ns_per_iter` is the time per iteration it measured.
+    /// The warm-up is done; `ns_per_iter` is what it measured an iteration of a sample to cost
+    /// (the body's time, and the empty body's for the sample's share of calibration runs).
     fn ready(&mut self, ns_per_iter: f64) -> Result<(), String>;
     /// The next command (blocks until the driver sends one).
     fn next(&mut self) -> Result<Command, String>;
@@ -1432,6 +1447,23 @@ fn warm_up(body: &mut dyn Body, budget_ns: u64) -> f64 {
     }
 }
 
+/// Warms `body` up for nine tenths of `budget_ns`, which also times it and, for a batched
+/// body, plans its batch (which `empty`, the calibration body, then takes too), and times
+/// `empty` for the rest: the nanoseconds per iteration of each, and the batch.
+fn warm_up_both(
+    body: &mut dyn Body,
+    empty: &mut dyn Body,
+    budget_ns: u64,
+) -> (f64, f64, Option<u64>) {
+    let body_ns = warm_up(body, budget_ns - budget_ns / 10);
+    let batch = body.plan_batch(body_ns);
+    if let Some(batch) = batch {
+        empty.use_batch(batch);
+    }
+    let empty_ns = warm_up(empty, budget_ns / 10);
+    (body_ns, empty_ns, batch)
+}
+
 /// A note when the plan will take more than twice the measurement time: a body slower than
 /// `measurement time / samples` still gets one iteration per sample, as in criterion.
 fn overrun_note(
@@ -1536,6 +1568,24 @@ mod tests {
         assert!(overrun_note(&p, &it, 3e8, 2)
             .unwrap()
             .starts_with("20 samples"));
+    }
+
+    #[test]
+    fn calibration_runs_are_counted_in_a_sample_s_cost() {
+        let mut p = plan(false);
+        // 10 samples in one round: 21 calibration runs.
+        assert!((p.calibrations_per_sample() - 2.1).abs() < 1e-12);
+        // 100 in 10 rounds of 10: 21 in each round.
+        p.sample_size = 100;
+        p.rounds = 10;
+        assert!((p.calibrations_per_sample() - 2.1).abs() < 1e-12);
+        // 100 in one round: one before each sample.
+        p.rounds = 1;
+        assert_eq!(p.calibrations_per_sample(), 1.0);
+        // 50 in 3 rounds of 17, 17 and 16: 21 each.
+        p.sample_size = 50;
+        p.rounds = 3;
+        assert!((p.calibrations_per_sample() - 63.0 / 50.0).abs() < 1e-12);
     }
 
     #[test]

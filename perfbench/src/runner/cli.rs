@@ -19,6 +19,16 @@ pub struct Args {
     pub filters: Vec<String>,
     /// `--exact`.
     pub exact: bool,
+    /// `--perfbench-select=ID`, repeatable (not in `--help`): exactly these ids are selected,
+    /// whatever `filters` say. A front end with its own filter syntax (perfbench-criterion's
+    /// regular expressions) resolves the filters to ids once, in the benchmark binary, and
+    /// passes them on this way, so that the `perfbench` tool, which parses the same line,
+    /// selects the same benchmarks without knowing that syntax.
+    pub select: Option<Vec<String>>,
+    /// `--perfbench-criterion` (not in `--help`): the line is a criterion suite's, whose
+    /// options keep criterion's meaning where it differs: `--noise-threshold` is a fraction
+    /// (`0.05`), not a percentage.
+    pub criterion: bool,
     /// `--list`.
     pub list: bool,
     /// Smoke-test mode: each body runs once (`--test`, or no `--bench`).
@@ -450,6 +460,8 @@ where
         line: args.iter().skip(1).cloned().collect(),
         filters: Vec::new(),
         exact: false,
+        select: None,
+        criterion: false,
         list: false,
         test: false,
         counters: None,
@@ -481,6 +493,7 @@ where
         branch_filter: None,
     };
     let mut bench = false;
+    let mut noise: Option<String> = None;
     // Every flag and option may be given once (as with clap and libtest's getopts).
     let mut seen: Vec<String> = Vec::new();
     let mut parser = lexopt::Parser::from_iter(args);
@@ -498,7 +511,13 @@ where
             Short(c) => return Err(CliError::usage(format!("unknown option `-{c}`"))),
             Long(long) => long.to_owned(),
         };
-        // The one option that may repeat.
+        // The options that may repeat.
+        if long == "perfbench-select" {
+            a.select
+                .get_or_insert_with(Vec::new)
+                .push(text(&mut parser)?);
+            continue;
+        }
         if long == "threshold" {
             let t = crate::options::parse_threshold(&text(&mut parser)?)
                 .map_err(|e| CliError::usage(format!("invalid value for `--threshold`: {e}")))?;
@@ -585,10 +604,13 @@ where
             }
             "perfbench-simulated" => a.simulated = Some(PathBuf::from(parser.value()?)),
             "perfbench-describe" => a.describe = true,
+            "perfbench-criterion" => a.criterion = true,
             "fail-on-regression" => a.fail_on_regression = true,
             "noise-threshold" => {
-                a.thresholds.noise_threshold =
-                    Some(crate::options::parse_percent(&text(&mut parser)?).map_err(bad)?)
+                let t = text(&mut parser)?;
+                // Checked here as a percentage (the message names the flag); read below.
+                crate::options::parse_percent(&t).map_err(bad)?;
+                noise = Some(t);
             }
             "sampling" => {
                 a.linear = match text(&mut parser)?.as_str() {
@@ -671,8 +693,21 @@ where
                 .to_owned(),
         ));
     }
+    a.thresholds.noise_threshold = noise.map(|t| noise_threshold(&t, a.criterion));
     a.test = a.test || !bench;
     Ok(a)
+}
+
+/// `--noise-threshold`'s value as a fraction: a percentage (`5`, `2.5%`), or in a criterion
+/// suite's line (`--perfbench-criterion`) criterion's fraction (`0.05`) unless it ends in `%`.
+/// The text was checked to be a percentage.
+fn noise_threshold(text: &str, criterion: bool) -> f64 {
+    let percent = crate::options::parse_percent(text).unwrap_or(0.0);
+    if criterion && !text.trim().ends_with('%') {
+        percent * 100.0
+    } else {
+        percent
+    }
 }
 
 #[cfg(test)]
@@ -767,6 +802,38 @@ mod tests {
         let e = p(&["--exat"]).unwrap_err();
         assert!(e.to_string().contains("did you mean `--exact`"), "{e}");
         assert_eq!(p(&["--", "--odd"]).unwrap().filters, ["--odd"]);
+    }
+
+    #[test]
+    fn a_front_end_passes_its_selection_and_its_dialect_on() {
+        let a = p(&[
+            "--perfbench-select=a/b",
+            "--perfbench-select=-odd",
+            "--perfbench-select",
+            "c",
+            "x",
+        ])
+        .unwrap();
+        assert_eq!(
+            a.select.as_deref(),
+            Some(&["a/b", "-odd", "c"].map(String::from)[..])
+        );
+        assert_eq!(a.filters, ["x"]);
+        assert_eq!(p(&["x"]).unwrap().select, None);
+        // criterion's `--noise-threshold` is a fraction, unless it says `%`.
+        let noise = |line: &[&str]| p(line).unwrap().thresholds.noise_threshold;
+        assert_eq!(noise(&["--noise-threshold", "5"]), Some(0.05));
+        assert_eq!(
+            noise(&["--noise-threshold", "0.05", "--perfbench-criterion"]),
+            Some(0.05)
+        );
+        assert_eq!(
+            noise(&["--perfbench-criterion", "--noise-threshold=2%"]),
+            Some(0.02)
+        );
+        assert_eq!(noise(&["--perfbench-criterion"]), None);
+        let e = p(&["--perfbench-criterion", "--noise-threshold", "x"]).unwrap_err();
+        assert!(e.to_string().contains("`--noise-threshold`"), "{e}");
     }
 
     #[test]
