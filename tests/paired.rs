@@ -2,10 +2,12 @@
 //! `paired-fixture` binary) act as the two builds, one of them made slower, panicking or
 //! crashing through the environment (see the fixture's documentation).
 //!
-//! One `#[test]` runs every scenario in turn, so no two measurements share the machine's cores.
+//! One `#[test]` per scenario; they take a lock in turn, so no two measurements share the
+//! machine's cores.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
 
 use perfbench_analysis::model::json::from_json;
 use perfbench_analysis::model::{Method, Outcome, Report, Verdict};
@@ -88,18 +90,18 @@ fn args<'a>(first: &[&'a str]) -> Vec<&'a str> {
     first.iter().chain(QUICK).copied().collect()
 }
 
-#[test]
-fn paired_scenarios() {
-    a_saved_baseline_is_paired_with_this_build();
-    the_paired_change_catches_a_slower_build_and_not_the_same_one();
-    a_panic_on_one_side_is_a_result_and_the_run_goes_on();
-    a_build_that_crashes_stops_the_run_with_its_status();
-    a_baseline_without_an_executable_is_an_error();
+/// Held by each test for its whole run: no two measurements share the machine's cores.
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    // A test that failed holding the lock leaves it poisoned; the others still run.
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// `--save-baseline` keeps the executable; `--paired` runs it beside this one, in fresh
 /// processes each round, and with `--null-control` a third.
+#[test]
 fn a_saved_baseline_is_paired_with_this_build() {
+    let _serial = serial();
     let s = Scratch::new("saved");
     let exe = s.copy("build");
     let o = s.run(
@@ -151,7 +153,9 @@ fn a_saved_baseline_is_paired_with_this_build() {
 
 /// A build made three times slower is regressed, and the run fails with
 /// `--fail-on-regression` (the baseline's saved executable is another copy of the fixture).
+#[test]
 fn the_paired_change_catches_a_slower_build_and_not_the_same_one() {
+    let _serial = serial();
     let s = Scratch::new("ab");
     let (base, slow) = (s.copy("base"), s.copy("slow"));
     let json = s.dir.join("slow.json");
@@ -204,7 +208,9 @@ fn the_paired_change_catches_a_slower_build_and_not_the_same_one() {
 
 /// A benchmark that panics in the new build is reported as panicked (exit 1), and the others
 /// are still compared.
+#[test]
 fn a_panic_on_one_side_is_a_result_and_the_run_goes_on() {
+    let _serial = serial();
     let s = Scratch::new("panic");
     let exe = s.copy("build");
     let o = s.run(
@@ -245,7 +251,9 @@ fn a_panic_on_one_side_is_a_result_and_the_run_goes_on() {
 
 /// A worker that dies stops the run with exit 2 and a message naming the build, its exit
 /// status and what it last wrote to standard error: never a verdict.
+#[test]
 fn a_build_that_crashes_stops_the_run_with_its_status() {
+    let _serial = serial();
     let s = Scratch::new("abort");
     let exe = s.copy("build");
     let o = s.run(
@@ -270,7 +278,11 @@ fn a_build_that_crashes_stops_the_run_with_its_status() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains("regressed"));
 }
 
+/// `--paired NAME` where baseline NAME has no saved executable: exit 2, naming the command
+/// that saves one.
+#[test]
 fn a_baseline_without_an_executable_is_an_error() {
+    let _serial = serial();
     let s = Scratch::new("noexe");
     let exe = s.copy("build");
     let o = s.run(

@@ -19,7 +19,7 @@
 
 use std::fmt::Write as _;
 
-use perfbench::units::{format_change as percent, format_value};
+use perfbench::units::{format_change as percent, format_point};
 use perfbench_analysis::compare::{
     BenchComparison, Comparison, CounterComparison, Figure, Presence, SuiteComparison,
 };
@@ -55,7 +55,7 @@ fn trim_float(x: f64) -> String {
 }
 
 fn value(c: &CounterComparison, side: Option<Figure>) -> String {
-    side.map_or_else(|| "-".to_owned(), |f| format_value(f.point, &c.unit))
+    side.map_or_else(|| "-".to_owned(), |f| format_point(f.point, &c.unit))
 }
 
 /// One row per compared counter with a verdict, in `(suite, benchmark, counter)` order.

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use perfbench::units::{format_change, format_value};
+use perfbench::units::{format_change, format_point};
 use perfbench_analysis::model::{CounterResult, Report, Verdict};
 use perfbench_analysis::report::html::{
     bench_file, bench_page, document, escape, machine_line, suite_dir, verdict_cell, Page, Site,
@@ -187,7 +187,7 @@ fn comparison_table(
     );
     for (b, c) in rows {
         let fig = |f: Option<Figure>| {
-            f.map(|f| format_value(f.point, &c.unit))
+            f.map(|f| format_point(f.point, &c.unit))
                 .unwrap_or_default()
         };
         let (change, interval) = match &c.change {

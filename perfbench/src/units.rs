@@ -289,14 +289,41 @@ pub fn format_interval(low: f64, high: f64, unit: &str) -> String {
     format!("[{} {}]", format_value(low, unit), format_value(high, unit))
 }
 
+/// What a report shows for a value below zero that calibration made (the body cost less than
+/// the empty body it is calibrated against, by less than the noise of either).
+pub const BELOW_RESOLUTION: &str = "(below resolution)";
+
+/// A per-iteration figure as reports show it: [`format_value`], except that a value below zero,
+/// which only calibration can make (a body that costs less than the subtraction can resolve),
+/// reads as zero and says so.
+///
+/// ```
+/// use perfbench::units::format_point;
+///
+/// assert_eq!(format_point(12.34, "ns"), "12.3 ns");
+/// assert_eq!(format_point(-0.0055, "ns"), "0 ns (below resolution)");
+/// assert_eq!(format_point(-0.02, "count"), "0 (below resolution)");
+/// assert_eq!(format_point(f64::NAN, "ns"), "n/a");
+/// ```
+pub fn format_point(value: f64, unit: &str) -> String {
+    if value < 0.0 {
+        format!("{} {BELOW_RESOLUTION}", format_value(0.0, unit))
+    } else {
+        format_value(value, unit)
+    }
+}
+
 /// A point estimate and its interval sharing the point's scale, for tables: (`1.23 µs`,
-/// `[1.20 1.26]`). When the point is not finite the interval is scaled on its own.
+/// `[1.20 1.26]`). When the point is not finite the interval is scaled on its own; a point
+/// below zero reads as [`format_point`] shows it, its interval as it is.
 ///
 /// ```
 /// use perfbench::units::format_estimate;
 ///
 /// let (point, interval) = format_estimate(1234.0, 1200.0, 1260.0, "ns");
 /// assert_eq!((point.as_str(), interval.as_str()), ("1.23 µs", "[1.20 1.26]"));
+/// let (point, interval) = format_estimate(-0.0055, -0.0102, 0.0021, "ns");
+/// assert_eq!((point.as_str(), interval.as_str()), ("0 ns (below resolution)", "[-0.010 0.0021]"));
 /// ```
 pub fn format_estimate(point: f64, low: f64, high: f64, unit: &str) -> (String, String) {
     if !point.is_finite() {
@@ -308,6 +335,9 @@ pub fn format_estimate(point: f64, low: f64, high: f64, unit: &str) -> (String, 
     let (scale, factor, own_name) = scale_for(point, unit);
     let mut value = number(point * factor, scale.divisor);
     scale.suffix(&mut value, own_name);
+    if point < 0.0 {
+        value = format_point(point, unit);
+    }
     let interval = format!(
         "[{} {}]",
         number(low * factor, scale.divisor),

@@ -846,6 +846,24 @@ mod tests {
     }
 
     #[test]
+    fn a_figure_calibration_took_below_zero_reads_as_below_resolution() {
+        let mut suite = synthetic_suite();
+        let b = &mut suite.benchmarks[0];
+        let wall = b
+            .counters
+            .iter_mut()
+            .find(|c| c.name == "wall-time")
+            .unwrap();
+        let e = wall.estimate.as_mut().unwrap();
+        (e.point, e.ci_low, e.ci_high) = (-0.0055, -0.0102, 0.0021);
+        for format in [Format::Pretty, Format::Terse] {
+            let out = render_line(b, plain(format));
+            assert!(out.contains("0 ns (below resolution)"), "{out}");
+            assert!(!out.contains("-0.0055"), "{out}");
+        }
+    }
+
+    #[test]
     fn degenerate_results_do_not_panic() {
         let mut suite = synthetic_suite();
         let b = &mut suite.benchmarks[0];

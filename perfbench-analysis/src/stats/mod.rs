@@ -26,6 +26,7 @@
 
 pub mod bootstrap;
 pub mod compare;
+pub(crate) mod dist;
 pub mod kde;
 pub mod outliers;
 pub mod paired;
@@ -221,7 +222,7 @@ pub fn widen_by_runs(e: &mut Estimate, earlier: &[f64]) {
         return;
     };
     let s = s.stddev();
-    let t = ttest::student_t_quantile_two_sided(e.confidence, logs.len() as f64 - 1.0);
+    let t = dist::student_t_quantile_two_sided(e.confidence, logs.len() as f64 - 1.0);
     e.ci_low = e.ci_low.min(p * (-t * s).exp());
     e.ci_high = e.ci_high.max(p * (t * s).exp());
     e.runs = Some(RunSpread {

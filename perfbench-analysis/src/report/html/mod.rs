@@ -521,8 +521,8 @@ fn suite_section(body: &mut String, r: &Report) {
                 bench_file(i, &b.id),
                 escape(&b.id),
                 escape(&c.name),
-                format_value(ch.baseline, &c.unit),
-                format_value(new, &c.unit),
+                perfbench::units::format_point(ch.baseline, &c.unit),
+                perfbench::units::format_point(new, &c.unit),
                 escape(&change_text(&ch)),
                 verdict_cell(Some(ch.verdict))
             );
@@ -801,7 +801,7 @@ fn counter_section(
             "estimate",
             format!(
                 "{} {}",
-                format_value(point(e), unit),
+                perfbench::units::format_point(point(e), unit),
                 perfbench::units::format_interval(e.ci_low, e.ci_high, unit)
             ),
         );
@@ -851,7 +851,11 @@ fn counter_section(
             ch.verdict.as_str(),
             ch.p_value
         );
-        row(body, "baseline", format_value(ch.baseline, unit));
+        row(
+            body,
+            "baseline",
+            perfbench::units::format_point(ch.baseline, unit),
+        );
     }
     body.push_str("</table>\n<div class=\"plots\">\n");
     let base_values = base.and_then(|(name, b)| {
