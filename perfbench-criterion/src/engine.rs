@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use perfbench::harness::entry::{Entry, Options};
 use perfbench::protocol::worker::{from_hex, to_hex};
-use perfbench::runner::{Planned, Visit};
+use perfbench::runner::{Job, Visit};
 
 use crate::{Bencher, BenchmarkId, Criterion, Throughput};
 
@@ -220,7 +220,7 @@ impl Found {
     }
 
     /// The benchmark as perfbench's runner takes it; `k` is its index in [`FOUND`].
-    fn planned(&self, k: usize, suite: &str) -> Planned {
+    fn planned(&self, k: usize, suite: &str) -> Job {
         let (group, name, params) = self.identity.parts(suite);
         let options = Options {
             sample_size: self.sample_size,
@@ -242,7 +242,7 @@ impl Found {
             options,
             run: never_called,
         }));
-        Planned {
+        Job {
             entry,
             type_name: None,
             run: never_called,
@@ -264,7 +264,7 @@ fn leak(s: &str) -> &'static str {
     Box::leak(s.to_owned().into_boxed_str())
 }
 
-/// [`Planned::run`] of a driven suite's benchmark, which the runner never calls.
+/// [`Job::run`] of a driven suite's benchmark, which the runner never calls.
 fn never_called(_: &mut perfbench::Bencher, k: usize) {
     unreachable!("perfbench-criterion: benchmark {k} is run through `drive`")
 }
@@ -302,7 +302,7 @@ thread_local! {
 /// The `criterion_group!` functions, as `criterion_main!` gave them.
 static GROUPS: OnceLock<Vec<fn()>> = OnceLock::new();
 
-/// The benchmarks discovery found, by id: a benchmark's `Planned::arg` is its index.
+/// The benchmarks discovery found, by id: a benchmark's `Job::arg` is its index.
 static FOUND: OnceLock<HashMap<String, usize>> = OnceLock::new();
 
 /// What `criterion_main!` expands to: learns the benchmarks of `groups` (see the module's

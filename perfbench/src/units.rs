@@ -465,7 +465,10 @@ mod tests {
         );
         assert_eq!(
             format_estimate(-0.3, -0.5, 0.1, "ns"),
-            ("-0.30 ns".to_owned(), "[-0.50 0.10]".to_owned())
+            (
+                "0 ns (below resolution)".to_owned(),
+                "[-0.50 0.10]".to_owned()
+            )
         );
     }
 

@@ -23,10 +23,10 @@ use perfbench::runner::progress::Progress;
 /// What the analysis needs of a selected benchmark: its identity and its attribute's options
 /// that outlive the measurement (throughput, counters for `--simulate`, thresholds), as the
 /// benchmark binary describes it ([`super::stream`]).
-pub(crate) use perfbench::protocol::stream::Described as Chosen;
+pub(crate) use perfbench::protocol::stream::Description;
 
 /// The result of `c` without counters.
-pub(crate) fn result_of(c: &Chosen, outcome: Outcome) -> Benchmark {
+pub(crate) fn result_of(c: &Description, outcome: Outcome) -> Benchmark {
     Benchmark {
         throughput: c.throughput,
         ..Benchmark::new(&c.id, &c.group, &c.name, c.params.as_deref(), outcome)
@@ -34,7 +34,7 @@ pub(crate) fn result_of(c: &Chosen, outcome: Outcome) -> Benchmark {
 }
 
 /// The result of `c` when it could not be measured.
-pub(crate) fn failed_result(c: &Chosen, error: String) -> Benchmark {
+pub(crate) fn failed_result(c: &Description, error: String) -> Benchmark {
     Benchmark {
         error: Some(error),
         ..result_of(c, Outcome::Failed)
@@ -42,11 +42,11 @@ pub(crate) fn failed_result(c: &Chosen, error: String) -> Benchmark {
 }
 
 /// Where a run's results come from.
-enum Source<'a> {
+enum Origin<'a> {
     /// Under Callgrind, a child process per benchmark (`--simulate`).
     Simulated {
         sim: simulate::Simulate,
-        chosen: &'a [Chosen],
+        chosen: &'a [Description],
     },
     /// Measured by a benchmark binary, which reads what to print from `output`.
     Streamed {
@@ -99,8 +99,8 @@ pub fn run_streamed(
         return smoke_streamed(&suite.suite, args, input, output);
     }
     let config = config_of(args, counters);
-    let source = Source::Streamed { input, output };
-    analysed_run(&suite.suite, args, &chosen, config, source)
+    let origin = Origin::Streamed { input, output };
+    analysed_run(&suite.suite, args, &chosen, config, origin)
 }
 
 /// `--simulate` for a benchmark binary: its benchmarks as it describes them
@@ -130,7 +130,7 @@ fn simulate_for(suite: &StreamedSuite, args: &Args) -> ExitCode {
 }
 
 /// `--simulate`: each of `chosen` under Callgrind, then the analysis.
-fn simulated_run(suite: &str, args: &Args, chosen: &[Chosen]) -> ExitCode {
+fn simulated_run(suite: &str, args: &Args, chosen: &[Description]) -> ExitCode {
     match simulate::Simulate::prepare(args) {
         Ok(sim) => {
             let config = sim.config();
@@ -139,7 +139,7 @@ fn simulated_run(suite: &str, args: &Args, chosen: &[Chosen]) -> ExitCode {
                 args,
                 chosen,
                 config,
-                Source::Simulated { sim, chosen },
+                Origin::Simulated { sim, chosen },
             )
         }
         Err(e) => {
@@ -177,29 +177,19 @@ fn smoke_streamed(
     }
 }
 
-/// The analysis of a run whose results come from `source`: each benchmark compared and printed
-/// as soon as it is there, then the summary, the files and the exit code.
+/// The analysis of a run whose results come from `origin`: each benchmark compared and printed
+/// as soon as it is there, then the summary, the files and the exit code. Each step is a
+/// function below, in the order they run.
 fn analysed_run(
     suite: &str,
     args: &Args,
-    chosen: &[Chosen],
+    chosen: &[Description],
     config: Config,
-    source: Source<'_>,
+    origin: Origin<'_>,
 ) -> ExitCode {
     let store = Store::new(output_dir());
     // Held until the run's files are written: a second run of the suite waits here.
-    let _lock = match store.lock(suite, |path| {
-        eprintln!(
-            "note: another run of suite `{suite}` holds {}; waiting for it to finish",
-            path.display()
-        )
-    }) {
-        Ok(lock) => Some(lock),
-        Err(e) => {
-            eprintln!("note: cannot lock the suite's files ({e}); running unlocked");
-            None
-        }
-    };
+    let _lock = lock_suite(&store, suite);
     let reference = match reference(&store, suite, args, chosen) {
         Ok(r) => r,
         Err(e) => {
@@ -212,19 +202,12 @@ fn analysed_run(
             eprintln!("note: {note}");
         }
     }
-    // The figures of this build's last runs, which widen a counted run's intervals.
     let history_path = store.history_path(suite);
     let build = perfbench::runner::bench_exe().and_then(|e| Build::of(&e));
-    let counted = !matches!(source, Source::Simulated { .. });
-    let mut history = match (counted, build) {
-        (true, Some(build)) => Some(History::load(&history_path, build).unwrap_or_else(
-            |(empty, why)| {
-                eprintln!("note: starting the run history afresh: {why}");
-                empty
-            },
-        )),
-        _ => None,
-    };
+    let counted = !matches!(origin, Origin::Simulated { .. });
+    let mut history = build
+        .filter(|_| counted)
+        .map(|build| run_history(&history_path, build));
     let style = report::terminal::Style {
         format: args.format,
         color: report::terminal::color_wanted(),
@@ -245,73 +228,143 @@ fn analysed_run(
             reporter.bench_done(r)
         }
     };
-    let print = |bar: &Progress, text: &str| {
-        if !text.is_empty() {
-            bar.suspend(|| {
-                print!("{text}");
-                let _ = std::io::stdout().flush();
-            });
-        }
-    };
     let linear = config.sampling == Sampling::Linear;
-    let mut output: Option<&mut dyn Write> = None;
-    let (results, simulator) = match source {
-        Source::Simulated { sim, chosen } => {
+    let Some((results, simulator, mut output)) = collect(suite, origin, linear, &mut finished)
+    else {
+        return ExitCode::from(2);
+    };
+    // The report lists the benchmarks in the order they were selected, whichever finished first.
+    let results = in_chosen_order(results, chosen);
+    if let Some(h) = history.as_mut().filter(|_| !args.discard_baseline) {
+        keep_in_history(h, &results, &history_path);
+    }
+    note_widened(&results, args, &history_path);
+    let report = suite_report(suite, config, results, simulator, reference.as_ref(), build);
+    let json = model::json::to_json(&report);
+    let text = if args.format == Format::Json {
+        format!("{json}\n")
+    } else {
+        reporter.finish(&report)
+    };
+    match output.as_mut() {
+        Some(out) => {
+            let _ = stream::send_frame(&mut **out, &text);
+        }
+        None => {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+    }
+    let written = write_reports(&store, suite, args, &report, &json, reference.as_ref());
+    let saved = match &args.save_baseline {
+        Some(name) => save_baseline(&store, name, suite, args, &report, &json),
+        None => true,
+    };
+    if !(written && saved) {
+        return ExitCode::from(2);
+    }
+    let (failed, regressed) = failed_and_regressed(&report);
+    if failed || (args.fail_on_regression && regressed) {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+/// The suite's lock in `store`, after saying that the run waits for another one holding it; or
+/// none, after saying why, when it cannot be taken (the run goes on unlocked).
+fn lock_suite(store: &Store, suite: &str) -> Option<crate::baseline::SuiteLock> {
+    let lock = store.lock(suite, |path| {
+        eprintln!(
+            "note: another run of suite `{suite}` holds {}; waiting for it to finish",
+            path.display()
+        )
+    });
+    lock.map_err(|e| eprintln!("note: cannot lock the suite's files ({e}); running unlocked"))
+        .ok()
+}
+
+/// The figures of `build`'s last runs (`path`), which widen a counted run's intervals; an
+/// empty history, after saying why, when the file cannot be read.
+fn run_history(path: &Path, build: Build) -> History {
+    History::load(path, build).unwrap_or_else(|(empty, why)| {
+        eprintln!("note: starting the run history afresh: {why}");
+        empty
+    })
+}
+
+/// What [`collect`] gathers: the results, the simulator of a simulated run, and the channel
+/// of a streamed run for what is printed next.
+type Collected<'a> = (
+    Vec<Benchmark>,
+    Option<model::Simulator>,
+    Option<&'a mut dyn Write>,
+);
+
+/// Every benchmark's result from `origin`, each passed to `finished` as it comes and what that
+/// returns printed (on the terminal for simulated runs; sent back to the benchmark binary,
+/// which prints it, for streamed ones); with the simulator and the binary's channel for what
+/// is printed next. `None` after saying why when the binary's stream broke.
+fn collect<'a>(
+    suite: &str,
+    origin: Origin<'a>,
+    linear: bool,
+    finished: &mut dyn FnMut(&mut Benchmark) -> String,
+) -> Option<Collected<'a>> {
+    let broke = |e: std::io::Error| {
+        eprintln!("error: the benchmark binary stopped listening: {e}");
+    };
+    match origin {
+        Origin::Simulated { sim, chosen } => {
             let bar = Progress::new(chosen.len() as u64);
             let results = sim.measure(suite, chosen, &bar, &mut |_, r, bar| {
                 let text = finished(r);
-                print(bar, &text);
+                if !text.is_empty() {
+                    bar.suspend(|| {
+                        print!("{text}");
+                        let _ = std::io::stdout().flush();
+                    });
+                }
             });
             bar.finish_and_clear();
-            (results, Some(sim.simulator()))
+            Some((results, Some(sim.simulator()), None))
         }
-        Source::Streamed { input, output: out } => {
+        Origin::Streamed { input, output } => {
             let mut results = Vec::new();
-            if let Err(e) = stream::send_frame(out, "") {
-                eprintln!("error: the benchmark binary stopped listening: {e}");
-                return ExitCode::from(2);
-            }
+            stream::send_frame(output, "").map_err(broke).ok()?;
             loop {
                 let raw = match stream::read_benchmark(input) {
                     Ok(Some(raw)) => raw,
                     Ok(None) => break,
                     Err(e) => {
                         eprintln!("error: {e}");
-                        return ExitCode::from(2);
+                        return None;
                     }
                 };
                 let mut r = analysed(raw, linear);
                 let text = finished(&mut r);
-                if let Err(e) = stream::send_frame(out, &text) {
-                    eprintln!("error: the benchmark binary stopped listening: {e}");
-                    return ExitCode::from(2);
-                }
+                stream::send_frame(output, &text).map_err(broke).ok()?;
                 results.push(r);
             }
-            output = Some(out);
-            (results, None)
-        }
-    };
-    // The report lists the benchmarks in the order they were selected, whichever finished first.
-    let results = in_chosen_order(results, chosen);
-    let mut emit = |text: &str| match output.as_mut() {
-        Some(out) => {
-            let _ = stream::send_frame(&mut **out, text);
-        }
-        None => {
-            print!("{text}");
-            let _ = std::io::stdout().flush();
-        }
-    };
-    if let Some(h) = history.as_mut().filter(|_| !args.discard_baseline) {
-        h.record(&results);
-        if let Err(e) = h.save(&history_path) {
-            eprintln!(
-                "note: cannot keep this run's figures in {}: {e}",
-                history_path.display()
-            );
+            Some((results, None, Some(output)))
         }
     }
+}
+
+/// Adds this run's figures to the build's history and saves it (`path`), saying why not when
+/// it cannot.
+fn keep_in_history(history: &mut History, results: &[Benchmark], path: &Path) {
+    history.record(results);
+    if let Err(e) = history.save(path) {
+        eprintln!(
+            "note: cannot keep this run's figures in {}: {e}",
+            path.display()
+        );
+    }
+}
+
+/// Says, unless the output is JSON, that the intervals were widened by the build's earlier
+/// runs, and by how many.
+fn note_widened(results: &[Benchmark], args: &Args, history_path: &Path) {
     let widened = results
         .iter()
         .flat_map(|b| &b.counters)
@@ -325,27 +378,44 @@ fn analysed_run(
             history_path.display()
         );
     }
+}
+
+/// The run's report: its results, the machine, the reference it was compared with, the build.
+fn suite_report(
+    suite: &str,
+    config: Config,
+    results: Vec<Benchmark>,
+    simulator: Option<model::Simulator>,
+    reference: Option<&(String, Report)>,
+    build: Option<Build>,
+) -> Report {
     let machine = model::Machine {
         simulator,
         ..machine_info(Machine::cached(), &results)
     };
-    let mut suite_result = Report::new(suite, machine, config, results);
-    suite_result.baseline = reference.as_ref().map(|(name, base)| model::BaselineRef {
-        warnings: base.machine.differences(&suite_result.machine),
+    let mut report = Report::new(suite, machine, config, results);
+    report.baseline = reference.map(|(name, base)| model::BaselineRef {
+        warnings: base.machine.differences(&report.machine),
         name: name.clone(),
         perfbench_version: base.perfbench_version.clone(),
         machine: base.machine.clone(),
         runs: u32::try_from(base.runs()).unwrap_or(u32::MAX),
     });
-    suite_result.build = build;
-    let json = model::json::to_json(&suite_result);
-    if args.format == Format::Json {
-        emit(&format!("{json}\n"));
-    } else {
-        emit(&reporter.finish(&suite_result));
-    }
-    let mut status = ExitCode::SUCCESS;
-    // The latest run (the next run's reference), unless discarded; `--json PATH` always.
+    report.build = build;
+    report
+}
+
+/// Writes the JSON report as the latest run (the next run's reference) unless discarded, to
+/// `--json PATH` when asked, and the HTML report. False, after saying why, when one failed.
+fn write_reports(
+    store: &Store,
+    suite: &str,
+    args: &Args,
+    report: &Report,
+    json: &str,
+    reference: Option<&(String, Report)>,
+) -> bool {
+    let mut ok = true;
     let latest = (!args.discard_baseline).then(|| store.latest_path(suite));
     for path in latest.into_iter().chain(args.json.clone()) {
         if let Err(e) = model::file::write_atomic(&path, json.as_bytes()) {
@@ -353,52 +423,52 @@ fn analysed_run(
                 "error: cannot write the JSON report to {}: {e}",
                 path.display()
             );
-            status = ExitCode::from(2);
+            ok = false;
         }
     }
-    if !write_html(&suite_result, reference.as_ref().map(|(_, b)| b), args) {
-        status = ExitCode::from(2);
-    }
-    if let Some(name) = &args.save_baseline {
-        // A baseline saved again from the same build keeps the runs it had.
-        let kept = store.baseline(name, suite).ok();
-        let (json, runs) = with_earlier_runs(&suite_result, kept.as_ref(), &json);
-        let saved = store.save_baseline(name, suite, &json).and_then(|path| {
-            // The executable too, for `--paired NAME`.
-            let exe = perfbench::runner::bench_exe().ok_or_else(|| {
-                std::io::Error::new(std::io::ErrorKind::NotFound, "no benchmark executable")
-            })?;
-            store.save_executable(name, suite, &exe).map(|_| path)
-        });
-        match saved {
-            Ok(path) => {
-                if args.format != Format::Json {
-                    let runs = if runs > 1 {
-                        format!(" ({runs} runs of this build)")
-                    } else {
-                        String::new()
-                    };
-                    eprintln!("saved baseline `{name}`{runs}: {}", path.display());
-                }
+    ok & write_html(report, reference.map(|(_, b)| b), args)
+}
+
+/// Saves the run as baseline `name` with the benchmark executable (for `--paired NAME`); saved
+/// again from the same build, the baseline keeps the runs it had. False, after saying why,
+/// when it could not be saved.
+fn save_baseline(
+    store: &Store,
+    name: &str,
+    suite: &str,
+    args: &Args,
+    report: &Report,
+    json: &str,
+) -> bool {
+    let kept = store.baseline(name, suite).ok();
+    let (json, runs) = with_earlier_runs(report, kept.as_ref(), json);
+    let saved = store.save_baseline(name, suite, &json).and_then(|path| {
+        let exe = perfbench::runner::bench_exe().ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::NotFound, "no benchmark executable")
+        })?;
+        store.save_executable(name, suite, &exe).map(|_| path)
+    });
+    match saved {
+        Ok(path) => {
+            if args.format != Format::Json {
+                let runs = if runs > 1 {
+                    format!(" ({runs} runs of this build)")
+                } else {
+                    String::new()
+                };
+                eprintln!("saved baseline `{name}`{runs}: {}", path.display());
             }
-            Err(e) => {
-                eprintln!("error: cannot save baseline `{name}`: {e}");
-                status = ExitCode::from(2);
-            }
+            true
+        }
+        Err(e) => {
+            eprintln!("error: cannot save baseline `{name}`: {e}");
+            false
         }
     }
-    if status != ExitCode::SUCCESS {
-        return status;
-    }
-    let (failed, regressed) = failed_and_regressed(&suite_result);
-    if failed || (args.fail_on_regression && regressed) {
-        return ExitCode::from(1);
-    }
-    status
 }
 
 /// `results` in `chosen`'s order (any not chosen last, in their order).
-fn in_chosen_order(results: Vec<Benchmark>, chosen: &[Chosen]) -> Vec<Benchmark> {
+fn in_chosen_order(results: Vec<Benchmark>, chosen: &[Description]) -> Vec<Benchmark> {
     let mut keyed: Vec<(usize, Benchmark)> = results
         .into_iter()
         .map(|b| {
@@ -491,7 +561,7 @@ fn reference(
     store: &Store,
     suite: &str,
     args: &Args,
-    chosen: &[Chosen],
+    chosen: &[Description],
 ) -> Result<Option<(String, Report)>, String> {
     let Some(b) = &args.baseline else {
         return Ok(match store.previous(suite) {
@@ -530,7 +600,7 @@ fn reference(
 
 /// The comparison settings of one benchmark: the command line's, with the attribute's
 /// `thresholds` (`own`'s) for the counters the command line does not name.
-fn thresholds(own: Option<&Chosen>, args: &Args) -> crate::compare::Settings {
+fn thresholds(own: Option<&Description>, args: &Args) -> crate::compare::Settings {
     let mut settings = args.thresholds.clone();
     if let Some(own) = own.filter(|c| !c.thresholds.is_empty()) {
         // Later entries win: the attribute's first, then the command line's.

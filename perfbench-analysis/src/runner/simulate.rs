@@ -18,7 +18,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use super::analyse::{failed_result, result_of, Chosen};
+use super::analyse::{failed_result, result_of, Description};
 use super::derived_metrics;
 use crate::model::{self, Benchmark, Config, CounterResult, Outcome, Report, Sampling};
 use crate::stats::{self, StatsConfig};
@@ -182,7 +182,7 @@ impl Simulate {
 
     /// The counters of benchmark `p`: `--counters`, else the simulated ones its attribute's
     /// `counters` names (when it names any), else the defaults.
-    fn counters_for(&self, p: &Chosen) -> Vec<&'static Simulated> {
+    fn counters_for(&self, p: &Description) -> Vec<&'static Simulated> {
         if let Some(cli) = &self.cli {
             return cli.clone();
         }
@@ -206,9 +206,9 @@ impl Simulate {
     pub(crate) fn measure(
         &self,
         suite: &str,
-        chosen: &[Chosen],
+        chosen: &[Description],
         bar: &Progress,
-        finished: &mut dyn FnMut(&Chosen, &mut Benchmark, &Progress),
+        finished: &mut dyn FnMut(&Description, &mut Benchmark, &Progress),
     ) -> Vec<Benchmark> {
         let work = output_dir().join("simulate").join(suite);
         let exe = perfbench::runner::bench_exe().ok_or("no path");
@@ -295,7 +295,7 @@ impl Simulate {
     }
 
     /// Runs benchmark `p` in a child under Callgrind and reads its result.
-    fn run_one(&self, exe: &Path, dir: &Path, p: &Chosen) -> Benchmark {
+    fn run_one(&self, exe: &Path, dir: &Path, p: &Description) -> Benchmark {
         let files = std::fs::create_dir_all(dir).and_then(|()| {
             Ok((
                 std::fs::File::create(dir.join("stdout"))?,

@@ -7,7 +7,7 @@ use perfbench::protocol::stream::{self as wire, HelloError};
 use perfbench::protocol::PERFBENCH;
 use perfbench::runner::stream::TOOL_VAR;
 
-use super::analyse::Chosen;
+use super::analyse::Description;
 use crate::model::Benchmark;
 
 pub(crate) use perfbench::protocol::stream::write_frame as send_frame;
@@ -18,7 +18,7 @@ pub(crate) struct Hello {
     /// The default counters of the run.
     pub(crate) counters: Vec<String>,
     /// The selected benchmarks.
-    pub(crate) chosen: Vec<Chosen>,
+    pub(crate) chosen: Vec<Description>,
 }
 
 /// Reads and checks the first line: a binary of another perfbench version is refused with the
@@ -72,7 +72,7 @@ pub(crate) fn read_benchmark(input: &mut dyn BufRead) -> Result<Option<Benchmark
 mod tests {
     use super::*;
     use perfbench::harness::raw::{Outcome, RawBenchmark};
-    use perfbench::protocol::stream::{encode_benchmark, Described, END};
+    use perfbench::protocol::stream::{encode_benchmark, Description, END};
     use perfbench::Throughput;
 
     #[test]
@@ -120,7 +120,7 @@ mod tests {
 
     #[test]
     fn the_first_line_carries_the_counters_and_the_attributes_thresholds() {
-        let a = Described {
+        let a = Description {
             id: "g/a".into(),
             group: "g".into(),
             name: "a".into(),
@@ -129,7 +129,7 @@ mod tests {
             counters: Some(vec!["instructions".into()]),
             thresholds: vec![("wall-time".into(), 0.1)],
         };
-        let b = Described {
+        let b = Description {
             id: "g/b/1".into(),
             group: "g".into(),
             name: "b".into(),

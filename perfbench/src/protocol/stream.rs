@@ -35,7 +35,7 @@ pub struct Hello {
     /// The counters of the run, unless a benchmark's attribute names its own.
     pub counters: Vec<String>,
     /// The selected benchmarks, in the order they run.
-    pub benchmarks: Vec<Described>,
+    pub benchmarks: Vec<Description>,
 }
 
 /// A selected benchmark: its identity, and its attribute's options that outlive the
@@ -46,7 +46,7 @@ pub struct Hello {
     derive(serde_derive::Deserialize),
     serde(deny_unknown_fields)
 )]
-pub struct Described {
+pub struct Description {
     /// `group/name[/params]`.
     pub id: String,
     /// The group.
@@ -126,7 +126,7 @@ pub fn decode_hello(line: &str) -> Result<Hello, HelloError> {
         perfbench_stream: u32,
         perfbench: String,
         counters: Vec<String>,
-        benchmarks: Vec<Described>,
+        benchmarks: Vec<Description>,
     }
     const WHAT: &str = "the stream's first line";
     let v: Versions = super::decode(WHAT, line).map_err(HelloError::Decode)?;

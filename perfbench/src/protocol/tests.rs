@@ -2,7 +2,7 @@
 //! the decoders' refusals: an unknown member, variant or version, named in the error.
 
 use super::sim;
-use super::stream::{self, Described, Hello, HelloError};
+use super::stream::{self, Description, Hello, HelloError};
 use super::worker::{self, Answer, Listed, Request};
 use crate::counters::Source;
 use crate::harness::entry::Throughput;
@@ -94,7 +94,7 @@ fn the_streams_first_line_round_trips() {
         perfbench: super::PERFBENCH.into(),
         counters: vec!["wall-time".into(), "odd \"counter\"".into()],
         benchmarks: vec![
-            Described {
+            Description {
                 id: "g/a/1".into(),
                 group: "g".into(),
                 name: "a".into(),
@@ -103,7 +103,7 @@ fn the_streams_first_line_round_trips() {
                 counters: Some(vec!["instructions".into()]),
                 thresholds: vec![("wall-time".into(), 0.25), ("cycles".into(), 1e-3)],
             },
-            Described {
+            Description {
                 id: "g/b".into(),
                 group: "g".into(),
                 name: "b".into(),

@@ -64,7 +64,7 @@ pub const DEFAULT_SOFTWARE: &[&str] =
 /// One benchmark to run: an entry and, with `types`, one of its types and, with `args`, one of
 /// its arguments.
 #[derive(Clone, Debug)]
-pub struct Planned {
+pub struct Job {
     /// The registered function.
     pub entry: &'static Entry,
     /// With `types`: the type (`u8`, `Vec<u8>`).
@@ -103,7 +103,7 @@ pub struct Planned {
 /// assert_eq!(ids, ["suite/fill/8", "suite/fill/64", "hashing/hash/u32", "hashing/hash/u64"]);
 /// # }
 /// ```
-pub fn planned(suite: &str) -> Vec<Planned> {
+pub fn planned(suite: &str) -> Vec<Job> {
     if let Some((registered, _)) = REGISTERED.get() {
         return registered.clone();
     }
@@ -140,7 +140,7 @@ pub fn planned(suite: &str) -> Vec<Planned> {
                     Some(p) => format!("{group}/{}/{p}", e.name),
                     None => format!("{group}/{}", e.name),
                 };
-                out.push(Planned {
+                out.push(Job {
                     entry: e,
                     type_name,
                     run,
@@ -157,15 +157,15 @@ pub fn planned(suite: &str) -> Vec<Planned> {
 
 /// Benchmarks registered at run time, which [`planned`] returns instead of the `#[perfbench]`
 /// functions once set ([`register`], [`register_driven`]), and the suite's driver if it has one.
-static REGISTERED: std::sync::OnceLock<(Vec<Planned>, Option<Drive>)> = std::sync::OnceLock::new();
+static REGISTERED: std::sync::OnceLock<(Vec<Job>, Option<Drive>)> = std::sync::OnceLock::new();
 
 /// Makes `benchmarks` the suite's benchmarks in place of the `#[perfbench]` functions: for a
-/// harness whose benchmarks are found by running code. Each [`Planned::run`] is called with
-/// its own [`Planned::arg`]. The first call wins; `false` when the benchmarks were already set.
+/// harness whose benchmarks are found by running code. Each [`Job::run`] is called with
+/// its own [`Job::arg`]. The first call wins; `false` when the benchmarks were already set.
 ///
 /// ```
 /// use perfbench::harness::entry::{Entry, Options};
-/// use perfbench::runner::{planned, register, Planned};
+/// use perfbench::runner::{planned, register, Job};
 /// use perfbench::Bencher;
 ///
 /// fn body(b: &mut Bencher, i: usize) {
@@ -175,7 +175,7 @@ static REGISTERED: std::sync::OnceLock<(Vec<Planned>, Option<Drive>)> = std::syn
 ///     name: "double", group: Some("found"), module_path: "suite", file: file!(), line: line!(),
 ///     args: &[], arg_names: None, types: &[], options: Options::DEFAULT, run: body,
 /// }));
-/// let p = Planned {
+/// let p = Job {
 ///     entry, type_name: None, run: body, arg: 7,
 ///     id: "found/double".into(), group: "found".into(), params: None,
 /// };
@@ -184,11 +184,11 @@ static REGISTERED: std::sync::OnceLock<(Vec<Planned>, Option<Drive>)> = std::syn
 /// assert_eq!(ids, ["found/double"]);
 /// ```
 #[doc(hidden)]
-pub fn register(benchmarks: Vec<Planned>) -> bool {
+pub fn register(benchmarks: Vec<Job>) -> bool {
     REGISTERED.set((benchmarks, None)).is_ok()
 }
 
-/// What a driven suite's driver is given: called with a benchmark's [`Planned::arg`] and its
+/// What a driven suite's driver is given: called with a benchmark's [`Job::arg`] and its
 /// body where the suite's code defines the benchmark, it measures the benchmark there (every
 /// round of it), or does nothing when the run did not select it.
 #[doc(hidden)]
@@ -203,12 +203,12 @@ pub type Drive = fn(&mut Visit<'_>);
 /// for a harness whose benchmarks are closures that live only while the code that defines them
 /// runs, such as perfbench-criterion's (`criterion_main!` calls this and then [`main`]). The
 /// runner calls `drive` once per process, and `drive` calls the visitor with each benchmark's
-/// [`Planned::arg`] and body; a benchmark is then measured in all its rounds at once, rather
-/// than in rounds interleaved with the others'. [`Planned::run`] is not called. A benchmark
+/// [`Job::arg`] and body; a benchmark is then measured in all its rounds at once, rather
+/// than in rounds interleaved with the others'. [`Job::run`] is not called. A benchmark
 /// `drive` does not visit is reported as failed. The first call wins; `false` when the
 /// benchmarks were already set.
 #[doc(hidden)]
-pub fn register_driven(benchmarks: Vec<Planned>, drive: Drive) -> bool {
+pub fn register_driven(benchmarks: Vec<Job>, drive: Drive) -> bool {
     REGISTERED.set((benchmarks, Some(drive))).is_ok()
 }
 
@@ -218,12 +218,12 @@ fn driver() -> Option<Drive> {
 }
 
 /// What [`for_each_body`] calls with each benchmark and its body.
-type Each<'p, 'e> = dyn FnMut(&'p Planned, &mut dyn FnMut(&mut Bencher)) + 'e;
+type Each<'p, 'e> = dyn FnMut(&'p Job, &mut dyn FnMut(&mut Bencher)) + 'e;
 
 /// Calls `each` with every benchmark of `chosen` and its body, in `chosen`'s order for a suite
 /// of functions, where the code defines them for a driven suite ([`register_driven`]). Returns
 /// the benchmarks of `chosen` a driven suite did not define, each with why.
-fn for_each_body<'p>(chosen: &'p [Planned], each: &mut Each<'p, '_>) -> Vec<(&'p Planned, String)> {
+fn for_each_body<'p>(chosen: &'p [Job], each: &mut Each<'p, '_>) -> Vec<(&'p Job, String)> {
     let Some(drive) = driver() else {
         for p in chosen {
             let (run, arg) = (p.run, p.arg);
@@ -355,7 +355,7 @@ pub fn output_dir() -> PathBuf {
         .join("perfbench")
 }
 
-fn selected(p: &Planned, args: &Args) -> bool {
+fn selected(p: &Job, args: &Args) -> bool {
     selected_id(&p.id, p.entry.options.ignore, args)
 }
 
@@ -429,7 +429,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     if let Some(dir) = &args.simulated {
         return sim_child::child(suite, dir, args);
     }
-    let chosen: Vec<Planned> = planned(suite)
+    let chosen: Vec<Job> = planned(suite)
         .into_iter()
         .filter(|p| selected(p, args))
         .collect();
@@ -458,13 +458,13 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
 
 /// `--profile`: sampled in this process ([`profile`], feature `profile`).
 #[cfg(feature = "profile")]
-fn profile_run(chosen: &[Planned], args: &Args) -> ExitCode {
+fn profile_run(chosen: &[Job], args: &Args) -> ExitCode {
     profile::run(chosen, args, &Sysfs::system(), Machine::cached())
 }
 
 /// `--profile` without the feature: refused, with the line that turns it on.
 #[cfg(not(feature = "profile"))]
-fn profile_run(_chosen: &[Planned], _args: &Args) -> ExitCode {
+fn profile_run(_chosen: &[Job], _args: &Args) -> ExitCode {
     eprintln!(
         "error: --profile samples in the benchmark binary itself: it needs perfbench's \
          `profile` feature: perfbench = {{ version = \"...\", features = [\"profile\"] }} \
@@ -514,7 +514,7 @@ impl RunPlan {
 
 /// A run that reads this machine's counters: the command line's counters, if any, else each
 /// benchmark's own (its attribute's, else the machine's defaults).
-struct Counted {
+struct RunCounters {
     /// `--counters`, parsed and checked to open.
     cli_events: Option<Vec<Event>>,
     /// The machine's default counters.
@@ -523,15 +523,15 @@ struct Counted {
     gate: Option<std::sync::Arc<sys::EventFd>>,
 }
 
-impl Counted {
+impl RunCounters {
     /// Checks `--counters` (every counter must open: a bad one is a usage error up front, the
     /// `Err` message to print) and picks the defaults, noting what they lack here.
     fn prepare(
         args: &Args,
-        chosen: &[Planned],
+        chosen: &[Job],
         sysfs: &Sysfs,
         machine: &Machine,
-    ) -> Result<Counted, String> {
+    ) -> Result<RunCounters, String> {
         let cli_events = match &args.counters {
             None => None,
             Some(list) => match events::parse_list(list, sysfs) {
@@ -553,7 +553,7 @@ impl Counted {
                 eprintln!("note: {note}");
             }
         }
-        Ok(Counted {
+        Ok(RunCounters {
             cli_events,
             defaults,
             gate: None,
@@ -567,15 +567,16 @@ impl Counted {
     /// fails or panics.
     fn measure(
         &self,
-        chosen: &[Planned],
+        chosen: &[Job],
         sysfs: &Sysfs,
         plan: &RunPlan,
-        finished: &mut dyn FnMut(&Planned, &RawBenchmark, &Progress),
+        finished: &mut dyn FnMut(&Job, &RawBenchmark, &Progress),
     ) -> Vec<RawBenchmark> {
-        let mut flights: Vec<InFlight<'_>> = chosen
+        let mut flights: Vec<Measurement<'_>> = chosen
             .iter()
             .map(|p| {
-                let mut f = InFlight::new(p, self.cli_events.as_ref(), &self.defaults, sysfs, plan);
+                let mut f =
+                    Measurement::new(p, self.cli_events.as_ref(), &self.defaults, sysfs, plan);
                 f.gate = self.gate.clone();
                 f
             })
@@ -640,12 +641,12 @@ impl Counted {
     #[cfg(feature = "profile")]
     fn measure_body(
         &self,
-        p: &Planned,
+        p: &Job,
         sysfs: &Sysfs,
         plan: &RunPlan,
         body: &mut dyn FnMut(&mut Bencher),
     ) -> Option<RawBenchmark> {
-        let mut f = InFlight::new(p, self.cli_events.as_ref(), &self.defaults, sysfs, plan);
+        let mut f = Measurement::new(p, self.cli_events.as_ref(), &self.defaults, sysfs, plan);
         f.gate = self.gate.clone();
         let bar = Progress::new(u64::from(f.rounds));
         let allowed = sys::thread_affinity().ok();
@@ -665,7 +666,7 @@ impl Counted {
 /// Every round of a benchmark, one after the other ([`measure_round`]), until it has its
 /// result.
 fn measure_rounds(
-    f: &mut InFlight<'_>,
+    f: &mut Measurement<'_>,
     sysfs: &Sysfs,
     allowed: Option<&[u32]>,
     bar: &Progress,
@@ -779,8 +780,8 @@ fn open_available(
 }
 
 /// A benchmark between its rounds.
-struct InFlight<'a> {
-    p: &'a Planned,
+struct Measurement<'a> {
+    p: &'a Job,
     events: Vec<Event>,
     plan: Plan,
     /// Rounds it takes ([`Plan::round_count`]).
@@ -797,14 +798,14 @@ struct InFlight<'a> {
     gate: Option<std::sync::Arc<sys::EventFd>>,
 }
 
-impl<'a> InFlight<'a> {
+impl<'a> Measurement<'a> {
     fn new(
-        p: &'a Planned,
+        p: &'a Job,
         cli_events: Option<&Vec<Event>>,
         defaults: &[Event],
         sysfs: &Sysfs,
         run: &RunPlan,
-    ) -> InFlight<'a> {
+    ) -> Measurement<'a> {
         let o = &p.entry.options;
         let plan = Plan {
             sample_size: o.sample_size.unwrap_or(run.sample_size),
@@ -821,7 +822,7 @@ impl<'a> InFlight<'a> {
             Ok(ev) => (ev, None),
             Err(e) => (Vec::new(), Some(raw_failed(p, e))),
         };
-        InFlight {
+        Measurement {
             p,
             events,
             rounds: plan.round_count(),
@@ -856,7 +857,7 @@ const NEVER_CALLED: &str =
 /// [`affinity`]), then back where the thread may run. Each note is shown once per run
 /// (`shown`).
 fn measure_round(
-    f: &mut InFlight<'_>,
+    f: &mut Measurement<'_>,
     sysfs: &Sysfs,
     allowed: Option<&[u32]>,
     bar: &Progress,
@@ -898,7 +899,7 @@ fn measure_round(
 /// Opens the counters and runs the benchmark's body once: one round of its samples.
 /// Sets `f.done` when it fails or panics.
 fn measure_once(
-    f: &mut InFlight<'_>,
+    f: &mut Measurement<'_>,
     events: &[Event],
     bar: &Progress,
     body: &mut dyn FnMut(&mut Bencher),
@@ -976,7 +977,7 @@ fn measure_once(
 
 /// The counters of benchmark `p` when the command line names none: its attribute's `counters`,
 /// else `defaults`.
-fn own_events(p: &Planned, defaults: &[Event], sysfs: &Sysfs) -> Result<Vec<Event>, String> {
+fn own_events(p: &Job, defaults: &[Event], sysfs: &Sysfs) -> Result<Vec<Event>, String> {
     match p.entry.options.counters {
         Some(names) => names
             .iter()
@@ -993,7 +994,7 @@ pub fn secs_to_ns(s: f64) -> u64 {
 }
 
 /// A failed benchmark's result.
-fn raw_failed(p: &Planned, error: String) -> RawBenchmark {
+fn raw_failed(p: &Job, error: String) -> RawBenchmark {
     RawBenchmark {
         error: Some(error),
         ..raw_result(p, Outcome::Failed)
@@ -1001,7 +1002,7 @@ fn raw_failed(p: &Planned, error: String) -> RawBenchmark {
 }
 
 /// A benchmark's result without counters.
-fn raw_result(p: &Planned, outcome: Outcome) -> RawBenchmark {
+fn raw_result(p: &Job, outcome: Outcome) -> RawBenchmark {
     RawBenchmark {
         id: p.id.clone(),
         group: p.group.clone(),
@@ -1027,11 +1028,11 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// `--test`: every selected body once, libtest-style lines and summary; with `--json PATH`, a
 /// report of the outcomes (`tested` or `panicked`, no counters) there, and nowhere else (a smoke
 /// test is not the suite's previous run).
-fn smoke_test(suite: &str, chosen: &[Planned], args: &Args) -> ExitCode {
+fn smoke_test(suite: &str, chosen: &[Job], args: &Args) -> ExitCode {
     println!("\nrunning {} benchmarks as tests", chosen.len());
     let (mut passed, mut failed_n) = (0, 0);
     let mut results = Vec::with_capacity(chosen.len());
-    let mut failed = |p: &Planned, outcome, message: String, results: &mut Vec<RawBenchmark>| {
+    let mut failed = |p: &Job, outcome, message: String, results: &mut Vec<RawBenchmark>| {
         failed_n += 1;
         println!("test {} ... FAILED: {message}", p.id);
         results.push(RawBenchmark {

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::{output_dir, Counted, Planned};
+use super::{output_dir, Job, RunCounters};
 use crate::events::{self, Sysfs};
 use crate::harness::bencher::Bencher;
 use crate::harness::raw::{failure_text, Outcome};
@@ -61,7 +61,7 @@ pub fn profile_dir(id: &str) -> PathBuf {
 
 /// Profiles `chosen`. Exit 0, 1 when a benchmark failed or panicked, 2 when sampling could not
 /// start or a file could not be written.
-pub(crate) fn run(chosen: &[Planned], args: &Args, sysfs: &Sysfs, machine: &Machine) -> ExitCode {
+pub(crate) fn run(chosen: &[Job], args: &Args, sysfs: &Sysfs, machine: &Machine) -> ExitCode {
     if chosen.is_empty() {
         eprintln!("error: --profile: no benchmark matches the filter");
         return ExitCode::from(2);
@@ -93,7 +93,7 @@ pub(crate) fn run(chosen: &[Planned], args: &Args, sysfs: &Sysfs, machine: &Mach
         branch_sample_type,
         ..SamplingOptions::default()
     };
-    let mut counted = match Counted::prepare(args, chosen, sysfs, machine) {
+    let mut counted = match RunCounters::prepare(args, chosen, sysfs, machine) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("{e}");
@@ -131,9 +131,9 @@ pub(crate) fn run(chosen: &[Planned], args: &Args, sysfs: &Sysfs, machine: &Mach
 
 /// Profiles one benchmark; `Ok(false)` when it failed or panicked.
 fn profile_one(
-    p: &Planned,
+    p: &Job,
     options: &SamplingOptions,
-    counted: &mut Counted,
+    counted: &mut RunCounters,
     sysfs: &Sysfs,
     config: &super::RunPlan,
     body: &mut dyn FnMut(&mut Bencher),

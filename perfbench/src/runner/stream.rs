@@ -15,20 +15,20 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 
 use super::cli::Args;
 use super::provision::{self, Missing};
-use super::{Counted, Planned, RunPlan};
+use super::{Job, RunCounters, RunPlan};
 use crate::events::Sysfs;
 use crate::harness::raw::RawBenchmark;
 use crate::machine::Machine;
 use crate::protocol::{
     self,
-    stream::{encode_benchmark, read_frame, Described, Hello, END},
+    stream::{encode_benchmark, read_frame, Description, Hello, END},
 };
 
 pub use super::provision::TOOL_VAR;
 
 /// Runs `chosen` in this binary and has the `perfbench` tool analyse them (see the
 /// module's documentation).
-pub(crate) fn run(suite: &str, args: &Args, chosen: &[Planned]) -> ExitCode {
+pub(crate) fn run(suite: &str, args: &Args, chosen: &[Job]) -> ExitCode {
     let (tool, exe) = match tool_and_exe() {
         Ok(x) => x,
         Err(Unstarted::NoTool(missing)) => return estimates_only(args, chosen, &missing),
@@ -91,7 +91,7 @@ pub(crate) fn hand_over(suite: &str, args: &Args) -> ExitCode {
 pub(crate) fn smoke_report(
     suite: &str,
     args: &Args,
-    chosen: &[Planned],
+    chosen: &[Job],
     results: &[RawBenchmark],
 ) -> bool {
     let started = tool_and_exe()
@@ -109,8 +109,8 @@ pub(crate) fn smoke_report(
 }
 
 /// The counters of the run, checked; or, after saying what is wrong with them, exit code 2.
-fn prepare(args: &Args, chosen: &[Planned], sysfs: &Sysfs) -> Result<Counted, ExitCode> {
-    Counted::prepare(args, chosen, sysfs, Machine::cached()).map_err(|e| {
+fn prepare(args: &Args, chosen: &[Job], sysfs: &Sysfs) -> Result<RunCounters, ExitCode> {
+    RunCounters::prepare(args, chosen, sysfs, Machine::cached()).map_err(|e| {
         eprintln!("{e}");
         ExitCode::from(2)
     })
@@ -151,7 +151,7 @@ fn refuse(why: Unstarted) -> ExitCode {
 /// distribution-free 95% interval, then why the rest (changes, report files, baseline) is
 /// missing. Exit 0, or 1 when a benchmark panicked or failed, or 2 when the command line asked
 /// for what only the tool does (a baseline, a verdict, report files): it was not done.
-fn estimates_only(args: &Args, chosen: &[Planned], missing: &Missing) -> ExitCode {
+fn estimates_only(args: &Args, chosen: &[Job], missing: &Missing) -> ExitCode {
     let sysfs = Sysfs::system();
     let counted = match prepare(args, chosen, &sysfs) {
         Ok(c) => c,
@@ -243,7 +243,7 @@ fn tool_command(tool: &Path, suite: &str, exe: &Path, args: &Args) -> Command {
 /// The first line ([`protocol::stream::Hello`]): this library's version, the default counters
 /// and the selected benchmarks with what the analysis needs of their attribute (also what
 /// `--perfbench-describe` prints).
-pub(crate) fn hello(counters: &[&str], chosen: &[Planned]) -> String {
+pub(crate) fn hello(counters: &[&str], chosen: &[Job]) -> String {
     Hello {
         perfbench: protocol::PERFBENCH.to_owned(),
         counters: counters.iter().map(|&c| c.to_owned()).collect(),
@@ -253,9 +253,9 @@ pub(crate) fn hello(counters: &[&str], chosen: &[Planned]) -> String {
 }
 
 /// Benchmark `p` as the first line describes it.
-fn described(p: &Planned) -> Described {
+fn described(p: &Job) -> Description {
     let o = &p.entry.options;
-    Described {
+    Description {
         id: p.id.clone(),
         group: p.group.clone(),
         name: p.entry.name.to_owned(),

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use super::{
     default_events, driver, for_each_body, open_available, own_events, panic_message, planned,
-    raw_result, Planned, NEVER_CALLED,
+    raw_result, Job, NEVER_CALLED,
 };
 use crate::events::{self, Event, Sysfs};
 use crate::harness::bencher::Bencher;
@@ -127,7 +127,7 @@ struct RunRequest {
 struct Worker {
     conn: Shared,
     /// The suite's benchmarks.
-    all: Vec<Planned>,
+    all: Vec<Job>,
     sysfs: Sysfs,
     /// The machine's default counters, once a benchmark needed them.
     defaults: Option<Vec<Event>>,
@@ -230,7 +230,7 @@ impl Worker {
     /// the last request it left unanswered (`finish`, or whichever request it failed in).
     fn run_one(
         &mut self,
-        p: &Planned,
+        p: &Job,
         request: &RunRequest,
         body: &mut dyn FnMut(&mut Bencher),
     ) -> String {
@@ -275,7 +275,7 @@ fn no_benchmark(id: &str) -> String {
 }
 
 /// The answer to `list`.
-fn list(all: &[Planned]) -> String {
+fn list(all: &[Job]) -> String {
     Answer::Benchmarks(
         all.iter()
             .map(|p| Listed {
@@ -302,7 +302,7 @@ fn worker_error(outcome: Outcome, error: impl Into<String>) -> String {
 /// The measuring part of [`Worker::run_one`], with the events to open.
 fn measure_in_worker(
     conn: &Shared,
-    p: &Planned,
+    p: &Job,
     warm_up_ns: u64,
     events: &[Event],
     body: &mut dyn FnMut(&mut Bencher),
