@@ -16,8 +16,8 @@
 #            tests/fixtures/criterion/modules/ is copied beside the bench files).
 #   RUNS     alternating runs of each harness per suite (default 2; 0: build and ids only).
 #   FILTER   passed as it is, as the positional filter, to both bench binaries' measured runs
-#            (`<binary> --bench FILTER`): criterion reads it as a regular expression,
-#            perfbench as a substring, so give a plain string (no regex metacharacters).
+#            (`<binary> --bench FILTER`): a regular expression for both (perfbench-criterion
+#            reads a criterion suite's filters as criterion does).
 #   BC_WORK  the work directory (default /tmp/bench-compare-criterion).
 #   PERFBENCH_TOOL  the `perfbench` tool to use; when unset, it is built once (untimed) into
 #            $TOOL_TARGET (default $BC_WORK/tool-target) from this checkout.
