@@ -3,7 +3,7 @@
 //! `SUMMARY.md` lists every page; README stays the front door (at most 200 lines, no history);
 //! every code block names its language, and every page with a Rust block is a doctest of
 //! `src/lib.rs`. The command lines of the `sh` blocks are parsed by perfbench-cli's
-//! `docs_tests`.
+//! `tests::docs`.
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -59,10 +59,17 @@ fn no_source_file_is_over_800_lines_unless_listed() {
     rust_files(root, &mut files);
     assert!(files.len() > 100, "only {} Rust files found", files.len());
     let list = listed();
-    assert!(!list.is_empty(), "the list in CONTRIBUTING.md is empty: drop the section");
+    assert!(
+        !list.is_empty(),
+        "the list in CONTRIBUTING.md is empty: drop the section"
+    );
     let mut wrong = Vec::new();
     for path in &files {
-        let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         let lines = fs::read_to_string(path).map_or(0, |t| t.lines().count());
         match list.iter().find(|(p, _)| *p == rel) {
             None if lines > LIMIT => wrong.push(format!(

@@ -17,13 +17,11 @@
 //! environment error (an unreadable or invalid report among them).
 
 mod bmf;
-#[cfg(test)]
-mod cli_tests;
 mod compare;
 mod comparison;
 mod comparison_html;
 #[cfg(test)]
-mod docs_tests;
+mod tests;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

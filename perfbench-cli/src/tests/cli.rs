@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
-use super::{parse_args, Cmd};
+use crate::{parse_args, Cmd};
 
 /// 30,000 command lines drawn from every subcommand, option (plain, `=value`, misspelt) and odd
 /// values (empty, negative, huge, NaN, non-UTF-8, option-like): each parses or is refused with

@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::parse_args;
+use crate::parse_args;
 
 /// Programs the pages run that are not perfbench's: their lines are not checked.
 const SYSTEM: [&str; 15] = [
