@@ -13,9 +13,7 @@
 //! It measures through the harness and computes no statistics (the tool does).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use std::path::{Path, PathBuf};
-
 use std::process::ExitCode;
 
 pub mod cli;
@@ -46,23 +44,14 @@ pub use select::*;
 use smoke::*;
 
 use crate::counters::{CounterError, Counters, GroupOptions};
-
 use crate::events::{self, Event, Sysfs};
-
 use crate::harness::affinity;
-
 use crate::harness::bencher::Bencher;
-
 use crate::harness::entry::{self, Entry, EntryType};
-
 use crate::harness::raw::{Outcome, RawBenchmark};
-
 use crate::harness::sampler::{Plan, Sampler};
-
 use crate::harness::Throughput;
-
 use crate::machine::Machine;
-
 use crate::sys;
 
 use cli::Args;

@@ -19,15 +19,11 @@
 use std::fmt;
 
 use super::arch;
-
 use super::userpage::{FastReader, Hot};
-
 use super::Source;
 
 use crate::events::{Event, EventKind, PerfEvent};
-
 use crate::machine::{self, Explanation};
-
 use crate::sys::{self, Errno, EventFd, MappedPage, PageRef, Scope};
 
 mod error;

@@ -17,7 +17,6 @@
 //! on a read.
 
 use std::hint;
-
 use std::sync::atomic::{compiler_fence, Ordering};
 
 use crate::sys::{cap, MappedPage, PageRef};
