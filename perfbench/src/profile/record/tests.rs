@@ -1,4 +1,4 @@
-//! Tests of [`parse`](super::parse) and [`split`](super::split) on records synthesized here,
+//! Tests of [`parse`](super::parse) and [`split()`](super::split) on records synthesized here,
 //! field by field, in both byte orders; malformed records; and a bounded run of mutants.
 
 use super::*;
