@@ -9,13 +9,14 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use perfbench::runner::cli::{self, Args};
+use perfbench::runner::cli::Args;
+use perfbench::runner::parse_line;
 
 /// Parses this process's command line for the suite `suite` whose benchmarks have the ids
 /// `ids` (in definition order); on `--help` or an error, prints it and gives the exit code.
 pub(crate) fn parse(suite: &str, ids: &[String]) -> Result<Args, ExitCode> {
     let line: Vec<OsString> = std::env::args_os().collect();
-    let args = checked(cli::parse(suite, line.iter().cloned()))?;
+    let args = parse_line(suite, line.iter().cloned())?;
     let extra = match criterion_flags(&args, ids) {
         Ok(extra) => extra,
         Err(e) => {
@@ -31,22 +32,7 @@ pub(crate) fn parse(suite: &str, ids: &[String]) -> Result<Args, ExitCode> {
     let relined = std::iter::once(program)
         .chain(extra.into_iter().map(OsString::from))
         .chain(line);
-    checked(cli::parse(suite, relined))
-}
-
-/// The parsed line, or (after printing the help or the error) the exit code.
-fn checked(parsed: Result<Args, cli::CliError>) -> Result<Args, ExitCode> {
-    match parsed {
-        Ok(args) => Ok(args),
-        Err(e) if e.is_help() => {
-            print!("{e}");
-            Err(ExitCode::SUCCESS)
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            Err(ExitCode::from(2))
-        }
-    }
+    parse_line(suite, relined)
 }
 
 /// The flags to put in front of `args`' line: the criterion mark and, for filters that are
@@ -89,7 +75,7 @@ mod tests {
     use super::*;
 
     fn args(line: &[&str]) -> Args {
-        cli::parse(
+        perfbench::runner::cli::parse(
             "suite",
             std::iter::once("suite").chain(line.iter().copied()),
         )

@@ -588,3 +588,17 @@ fn another_simulator_is_a_fingerprint_difference() {
         cmp.warnings[0]
     );
 }
+
+#[test]
+fn a_figure_below_zero_reads_as_below_resolution_in_the_comparison() {
+    let base = synthetic_report();
+    // Calibration took the new run's figure below zero.
+    let new = scaled(base.clone(), "math/sum/4096", "wall-time", -0.001);
+    let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
+    let text = comparison::text(&cmp, false);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("math/sum/4096  wall-time"))
+        .unwrap_or_else(|| panic!("no row for the changed counter\n{text}"));
+    assert!(line.contains("-> 0 ns (below resolution)"), "{line}");
+}

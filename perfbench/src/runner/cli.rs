@@ -493,7 +493,7 @@ where
         branch_filter: None,
     };
     let mut bench = false;
-    let mut noise: Option<String> = None;
+    let mut noise: Option<(f64, bool)> = None;
     // Every flag and option may be given once (as with clap and libtest's getopts).
     let mut seen: Vec<String> = Vec::new();
     let mut parser = lexopt::Parser::from_iter(args);
@@ -608,9 +608,9 @@ where
             "fail-on-regression" => a.fail_on_regression = true,
             "noise-threshold" => {
                 let t = text(&mut parser)?;
-                // Checked here as a percentage (the message names the flag); read below.
-                crate::options::parse_percent(&t).map_err(bad)?;
-                noise = Some(t);
+                let fraction = crate::options::parse_percent(&t).map_err(bad)?;
+                // Applied below, once the whole line says whose meaning it has.
+                noise = Some((fraction, t.trim().ends_with('%')));
             }
             "sampling" => {
                 a.linear = match text(&mut parser)?.as_str() {
@@ -693,20 +693,20 @@ where
                 .to_owned(),
         ));
     }
-    a.thresholds.noise_threshold = noise.map(|t| noise_threshold(&t, a.criterion));
+    a.thresholds.noise_threshold =
+        noise.map(|(fraction, percent)| noise_threshold(fraction, percent, a.criterion));
     a.test = a.test || !bench;
     Ok(a)
 }
 
-/// `--noise-threshold`'s value as a fraction: a percentage (`5`, `2.5%`), or in a criterion
-/// suite's line (`--perfbench-criterion`) criterion's fraction (`0.05`) unless it ends in `%`.
-/// The text was checked to be a percentage.
-fn noise_threshold(text: &str, criterion: bool) -> f64 {
-    let percent = crate::options::parse_percent(text).unwrap_or(0.0);
-    if criterion && !text.trim().ends_with('%') {
-        percent * 100.0
+/// `--noise-threshold`'s value as a fraction, from `fraction` (the value read as a percentage:
+/// `5` or `2.5%`) and whether it was written with `%`: in a criterion suite's line
+/// (`--perfbench-criterion`) a value without `%` is criterion's fraction (`0.05`).
+fn noise_threshold(fraction: f64, percent: bool, criterion: bool) -> f64 {
+    if criterion && !percent {
+        fraction * 100.0
     } else {
-        percent
+        fraction
     }
 }
 

@@ -185,18 +185,32 @@ pub fn output_dir() -> PathBuf {
 /// ```
 pub fn main() -> ExitCode {
     let suite = suite_name();
-    let args = match cli::parse(&suite, std::env::args_os()) {
-        Ok(a) => a,
+    match parse_line(&suite, std::env::args_os()) {
+        Ok(args) => run(&suite, &args),
+        Err(code) => code,
+    }
+}
+
+/// A benchmark binary's command line (`line`, the program's name first) parsed for `suite`;
+/// on `--help` or a usage error, printed, and the exit code to end with. What [`main`] does
+/// before [`run`], for front ends that parse the line themselves (perfbench-criterion).
+#[doc(hidden)]
+pub fn parse_line<I, T>(suite: &str, line: I) -> Result<Args, ExitCode>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    match cli::parse(suite, line) {
+        Ok(args) => Ok(args),
         Err(e) if e.is_help() => {
             print!("{e}");
-            return ExitCode::SUCCESS;
+            Err(ExitCode::SUCCESS)
         }
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            Err(ExitCode::from(2))
         }
-    };
-    run(&suite, &args)
+    }
 }
 
 /// Runs the suite with parsed arguments.

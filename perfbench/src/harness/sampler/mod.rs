@@ -376,11 +376,8 @@ impl Sampler {
         remote: &mut dyn Remote,
     ) -> Result<Measured, String> {
         let (body_ns, empty_ns, _) = warm_up_both(body, empty, self.plan.warm_up_ns);
-        // The driver plans the samples from this: each takes one run of the empty body, and
-        // the pass's first takes CALIBRATION_RUNS.
-        let sample_size = f64::from(self.plan.sample_size.max(2));
-        let calibrations = (sample_size + CALIBRATION_RUNS as f64) / sample_size;
-        remote.ready(body_ns + empty_ns * calibrations)?;
+        // The driver plans the samples from this.
+        remote.ready(body_ns + empty_ns * self.plan.paired_calibrations_per_sample())?;
         let passes = self.counters.passes();
         let mut states: Vec<PassState> = passes.iter().map(|_| PassState::default()).collect();
         let mut iterations = Vec::new();

@@ -60,6 +60,13 @@ impl Plan {
             .sum();
         runs as f64 / samples as f64
     }
+
+    /// [`Plan::calibrations_per_sample`] for a paired run's worker, which calibrates each pass
+    /// [`CALIBRATION_RUNS`] times before its first sample and once before every sample.
+    pub(super) fn paired_calibrations_per_sample(&self) -> f64 {
+        let samples = f64::from(self.sample_size.max(2));
+        (samples + CALIBRATION_RUNS as f64) / samples
+    }
 }
 
 /// Calibration readings per pass, at least.
@@ -249,6 +256,8 @@ mod tests {
         p.sample_size = 50;
         p.rounds = 3;
         assert!((p.calibrations_per_sample() - 63.0 / 50.0).abs() < 1e-12);
+        // A paired worker: 21 up front and one per sample, whatever the rounds.
+        assert!((p.paired_calibrations_per_sample() - 71.0 / 50.0).abs() < 1e-12);
     }
 
     #[test]
