@@ -171,6 +171,7 @@ impl Group {
     /// assert_eq!((group.len(), group.names()), (2, vec!["page-faults".to_string(), "task-clock".into()]));
     /// let mut reading = Reading::with_len(group.len());
     /// let mut pages = AnonMapping::new(8)?;
+    /// AnonMapping::new(1)?.touch_every_page(); // runs the code once: its own pages are in
     /// group.reset()?;
     /// group.enable()?;
     /// pages.touch_every_page();
@@ -498,11 +499,13 @@ impl Group {
     /// let mut group = Group::open(&events, &GroupOptions::default())?;
     /// let (mut times0, mut times1) = (Reading::with_len(group.len()), Reading::with_len(group.len()));
     /// let (mut a, mut b) = (Reading::with_len(group.len()), Reading::with_len(group.len()));
+    /// let mut pages = AnonMapping::new(6)?;
+    /// AnonMapping::new(1)?.touch_every_page(); // runs the code once: its own pages are in
     /// group.reset()?;
     /// group.enable()?;
     /// group.read(&mut times0)?; // the times at the start of the stretch
     /// group.read_counts(&mut a)?;
-    /// AnonMapping::new(6)?.touch_every_page();
+    /// pages.touch_every_page();
     /// let source = group.read_counts(&mut b)?;
     /// group.read(&mut times1)?; // and at its end
     /// group.disable()?;

@@ -428,8 +428,9 @@ pub(super) mod tests {
     fn a_group_on_the_pmu_for_the_whole_sample_reads_exact_unscaled_counts() {
         let mut groups = software_groups();
         let mut meter = Meter::new(&mut groups, true);
-        // A first bracket, so the buffers the reads write are touched before the sample.
-        faults(&mut meter, 0);
+        // A first bracket, so the buffers the reads write and the code that touches pages are
+        // in before the sample (a first run of that code can fault on its own text).
+        faults(&mut meter, 1);
         meter.clear();
         faults(&mut meter, 5);
         faults(&mut meter, 3);
@@ -465,6 +466,7 @@ pub(super) mod tests {
         // the first group had been on the PMU for part of the sample only.
         let mut groups = software_groups();
         let mut meter = Meter::new(&mut groups, true);
+        faults(&mut meter, 1); // the code's own pages in, as above
         meter.clear();
         faults(&mut meter, 6);
         meter.read_times(Mark::End);
