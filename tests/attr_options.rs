@@ -308,7 +308,7 @@ fn args_from_any_expression() {
         );
     }
     // The runner's ids show each value.
-    let ids: Vec<String> = perfbench::runner::planned("attr_options")
+    let ids: Vec<String> = perfbench::runner::jobs("attr_options")
         .into_iter()
         .map(|p| p.id)
         .filter(|id| id.contains("from_"))

@@ -312,7 +312,7 @@ fn types_with_every_other_option() {
 
 #[test]
 fn ids_name_the_type_then_the_argument() {
-    let planned = runner::planned(SUITE);
+    let planned = runner::jobs(SUITE);
     let of = |name: &str| -> Vec<(String, Option<String>, Option<&'static str>, usize)> {
         planned
             .iter()

@@ -180,7 +180,7 @@ fn measure_empty() -> Benchmark {
 }
 
 fn listing() {
-    let planned = runner::planned(suite());
+    let planned = runner::jobs(suite());
     let ids: Vec<&str> = planned.iter().map(|p| p.id.as_str()).collect();
     for id in [
         "runner/touch_pages/1",

@@ -25,7 +25,7 @@
 //! - [`doctor`]: what this machine can count, and why not (`perfbench doctor`).
 //! - [`stats`]: estimates, intervals, outliers and change detection.
 //! - [`model`]: the data model of a run, which is also the JSON report.
-//! - [`compare`]: how one counter changed between two runs, and its thresholds.
+//! - [`verdict`]: how one counter changed between two runs, and its thresholds.
 //! - [`baseline`]: saved baselines and the previous run on disk, locked and written atomically.
 //! - [`history`]: the figures of the last runs of one build, which widen its intervals.
 //! - [`report`]: what results look like: terminal, libtest lines, HTML.
@@ -36,7 +36,6 @@
 #![warn(missing_docs)]
 
 pub mod baseline;
-pub mod compare;
 pub mod doctor;
 pub mod history;
 mod json_fields;
@@ -47,3 +46,4 @@ pub mod runner;
 #[doc(hidden)] // the JSON Schema checks of the tests (feature `testing`)
 pub mod schema_validator;
 pub mod stats;
+pub mod verdict;

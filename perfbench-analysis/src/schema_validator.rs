@@ -1,5 +1,5 @@
 //! A JSON Schema validator for perfbench's generated schemas, shared by the unit tests
-//! (`src/model/schema_tests.rs`) and the integration tests that check real output.
+//! (`src/model/schema.rs`) and the integration tests that check real output.
 
 #![allow(dead_code)]
 

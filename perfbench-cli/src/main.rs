@@ -18,8 +18,6 @@
 
 mod bmf;
 mod compare;
-mod comparison;
-mod comparison_html;
 #[cfg(test)]
 mod tests;
 
@@ -28,9 +26,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use perfbench::events::{self, Sysfs};
-use perfbench_analysis::compare::Settings;
 use perfbench_analysis::doctor::{self, Machine};
 use perfbench_analysis::model::file;
+use perfbench_analysis::verdict::Settings;
 
 const HELP: &str = "\
 Benchmarks that read hardware performance counters
@@ -405,13 +403,13 @@ fn parse_compare(p: &mut lexopt::Parser) -> Result<Cmd, Usage> {
             }
             Long("threshold") => {
                 let v = p.value().and_then(|v| v.string()).map_err(lexopt_error)?;
-                let t = perfbench_analysis::compare::parse_threshold(&v)
+                let t = perfbench_analysis::verdict::parse_threshold(&v)
                     .map_err(|e| usage(format!("--threshold: {e}"), COMPARE_HELP))?;
                 settings.thresholds.push(t);
             }
             Long("noise-threshold") if settings.noise_threshold.is_none() => {
                 let v = p.value().and_then(|v| v.string()).map_err(lexopt_error)?;
-                let t = perfbench_analysis::compare::parse_percent(&v)
+                let t = perfbench_analysis::verdict::parse_percent(&v)
                     .map_err(|e| usage(format!("--noise-threshold: {e}"), COMPARE_HELP))?;
                 settings.noise_threshold = Some(t);
             }
@@ -608,10 +606,10 @@ fn run_compare(
         CompareFormat::Text => {
             let color = std::io::stdout().is_terminal()
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-            comparison::text(&cmp, color)
+            compare::render::text(&cmp, color)
         }
-        CompareFormat::Markdown => comparison::markdown(&cmp),
-        CompareFormat::Json => comparison::json(&cmp),
+        CompareFormat::Markdown => compare::render::markdown(&cmp),
+        CompareFormat::Json => compare::render::json(&cmp),
     };
     print!("{out}");
     if let Some(dir) = html {
@@ -629,11 +627,11 @@ fn run_compare(
 
 fn write_comparison_html(
     dir: &std::path::Path,
-    cmp: &perfbench_analysis::compare::Comparison,
+    cmp: &perfbench_analysis::verdict::Comparison,
     base: Option<&compare::Side>,
     new: &compare::Side,
 ) -> Result<(), String> {
-    comparison_html::comparison_site(cmp, base, new)
+    compare::html::comparison_site(cmp, base, new)
         .write(dir)
         .map_err(|e| format!("cannot write the HTML pages to {}: {e}", dir.display()))
 }

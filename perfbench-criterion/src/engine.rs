@@ -220,7 +220,7 @@ impl Found {
     }
 
     /// The benchmark as perfbench's runner takes it; `k` is its index in [`FOUND`].
-    fn planned(&self, k: usize, suite: &str) -> Job {
+    fn job(&self, k: usize, suite: &str) -> Job {
         let (group, name, params) = self.identity.parts(suite);
         let options = Options {
             sample_size: self.sample_size,
@@ -342,7 +342,7 @@ pub fn main(groups: &[fn()]) -> ExitCode {
     let planned = found
         .iter()
         .enumerate()
-        .map(|(k, f)| f.planned(k, &suite))
+        .map(|(k, f)| f.job(k, &suite))
         .collect();
     // `GROUPS` was unset above, so `FOUND` is too.
     let _ = FOUND.set(by_id);

@@ -167,7 +167,7 @@ mod signature;
 /// # fn main() {
 /// #     let e = perfbench::__private::BENCHMARKS.iter().find(|e| e.name == "fill").unwrap();
 /// #     assert_eq!(e.type_names(), ["u8", "Vec<u8>"]);
-/// #     let ids: Vec<String> = perfbench::runner::planned("doc").into_iter().map(|p| p.id).collect();
+/// #     let ids: Vec<String> = perfbench::runner::jobs("doc").into_iter().map(|p| p.id).collect();
 /// #     assert_eq!(ids, ["doc/sort/u8", "doc/sort/u64", "doc/sort/String", "doc/fill/u8/64",
 /// #         "doc/fill/u8/4096", "doc/fill/Vec<u8>/64", "doc/fill/Vec<u8>/4096"]);
 /// # }

@@ -1,7 +1,7 @@
 //! Values of the command line that several layers share: the comparison thresholds
 //! (`--threshold`, `--noise-threshold`), baseline names and the output format. They sit below
 //! the harness so that the benchmark binary parses the whole command line, and the tool reads
-//! it with the same code; the analysis re-exports them (`compare::Settings`,
+//! it with the same code; the analysis re-exports them (`verdict::Settings`,
 //! `baseline::valid_name`, `report::terminal::Format` in `perfbench-analysis`).
 
 /// Thresholds of a comparison: `--noise-threshold PCT` and `--threshold COUNTER=PCT`.
@@ -88,6 +88,7 @@ pub enum Format {
     Terse,
     /// The JSON report on stdout.
     Json,
-    /// libtest's `test ID ... bench: N ns/iter (+/- D)` lines (the `report::bencher` lines).
-    Bencher,
+    /// libtest's `test ID ... bench: N ns/iter (+/- D)` lines, which `--format bencher`
+    /// names (criterion's name for them); written by `perfbench_analysis::report::libtest`.
+    Libtest,
 }

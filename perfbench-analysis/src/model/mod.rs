@@ -723,4 +723,4 @@ keyed_by_name!(CounterResult, Derived);
 #[doc(hidden)] // synthetic reports for tests (feature `testing`)
 pub mod fixtures;
 #[cfg(test)]
-pub(crate) mod schema_tests;
+pub(crate) mod schema;

@@ -1,5 +1,5 @@
 //! Reports of a benchmark run: what results look like. [`terminal`] prints a run as it goes;
-//! [`bencher`] writes libtest's `bench:` lines; [`html`] writes the HTML report;
+//! [`libtest`] writes libtest's `bench:` lines; [`html`] writes the HTML report;
 //! [`units`] scales values for people.
 //!
 //! This module renders [`model`](crate::model) types; it measures nothing, computes no
@@ -9,8 +9,8 @@
 //! two runs as text, Markdown, JSON or HTML; Bencher Metric Format) is rendered in the tool,
 //! so that benchmark builds do not compile it.
 
-pub mod bencher;
 pub mod html;
+pub mod libtest;
 pub mod terminal;
 
 /// Unit scaling, shared with the harness's notes (it lives below both: [`perfbench::units`]).

@@ -137,7 +137,7 @@ impl TerminalReporter {
             json.push('\n');
             return json;
         }
-        if self.style.format == Format::Bencher {
+        if self.style.format == Format::Libtest {
             // libtest's lines stand alone: failures already said FAILED.
             return String::new();
         }
@@ -195,7 +195,7 @@ pub fn render(suite: &Report, style: Style) -> String {
 /// # let mut fib = Benchmark::new("quickstart/fib", "quickstart", "fib", None, Outcome::Measured);
 /// # fib.counters.push(wall(&[1230.0, 1240.0, 1220.0, 1230.0]));
 /// # let report = Report::new("quickstart", Machine::default(), Config::default(), vec![fib]);
-/// let line = render_line(&report.benchmarks[0], Style { format: Format::Bencher, color: false });
+/// let line = render_line(&report.benchmarks[0], Style { format: Format::Libtest, color: false });
 /// assert_eq!(line, "test quickstart/fib ... bench:       1,230 ns/iter (+/- 7)\n");
 /// ```
 pub fn render_line(bench: &Benchmark, style: Style) -> String {
@@ -203,7 +203,7 @@ pub fn render_line(bench: &Benchmark, style: Style) -> String {
         Format::Pretty => pretty_block(bench, style.color),
         Format::Terse => terse_line(bench, style.color),
         Format::Json => String::new(),
-        Format::Bencher => super::bencher::line(bench),
+        Format::Libtest => super::libtest::line(bench),
     }
 }
 

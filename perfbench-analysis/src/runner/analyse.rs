@@ -600,7 +600,7 @@ fn reference(
 
 /// The comparison settings of one benchmark: the command line's, with the attribute's
 /// `thresholds` (`own`'s) for the counters the command line does not name.
-fn thresholds(own: Option<&Description>, args: &Args) -> crate::compare::Settings {
+fn thresholds(own: Option<&Description>, args: &Args) -> crate::verdict::Settings {
     let mut settings = args.thresholds.clone();
     if let Some(own) = own.filter(|c| !c.thresholds.is_empty()) {
         // Later entries win: the attribute's first, then the command line's.
@@ -612,7 +612,7 @@ fn thresholds(own: Option<&Description>, args: &Args) -> crate::compare::Setting
 
 /// Adds to `bench` each counter's change since the same benchmark's counter in `base`, where
 /// both were measured.
-fn add_changes(bench: &mut Benchmark, base: &Report, settings: &crate::compare::Settings) {
+fn add_changes(bench: &mut Benchmark, base: &Report, settings: &crate::verdict::Settings) {
     let Some(old) = base
         .bench(&bench.id)
         .filter(|b| b.outcome == Outcome::Measured)
@@ -625,7 +625,7 @@ fn add_changes(bench: &mut Benchmark, base: &Report, settings: &crate::compare::
     for c in &mut bench.counters {
         if let Some(o) = old.counter(&c.name) {
             let earlier = base.earlier_figures(&bench.id, &c.name);
-            c.change = crate::compare::counter_change_over_runs(o, &earlier, c, &[], settings).ok();
+            c.change = crate::verdict::counter_change_over_runs(o, &earlier, c, &[], settings).ok();
         }
     }
 }

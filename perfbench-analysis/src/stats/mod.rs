@@ -13,7 +13,7 @@
 //! - [`bootstrap`]: seeded percentile-bootstrap [`ConfidenceInterval`]s.
 //! - [`regression`]: the slope through the origin for linear sampling, with R².
 //! - [`ttest`]: Welch's t-test, the p-value of [`compare()`].
-//! - [`compare`](mod@compare): change detection with per-counter noise thresholds.
+//! - [`change`]: change detection with per-counter noise thresholds.
 //! - [`rounds`]: change detection between runs measured in rounds, the runner's default, and
 //!   between sides of several runs each (a baseline saved from several runs of one build).
 //!
@@ -25,7 +25,7 @@
 //! - Results are reproducible: the bootstrap uses a seeded generator ([`DEFAULT_SEED`]).
 
 pub mod bootstrap;
-pub mod compare;
+pub mod change;
 pub(crate) mod dist;
 pub mod kde;
 pub mod outliers;
@@ -39,7 +39,7 @@ pub mod ttest;
 pub mod univariate;
 
 pub use bootstrap::ConfidenceInterval;
-pub use compare::{compare, Change, CompareConfig, CounterKind, Method, Spread, Verdict};
+pub use change::{compare, Change, CompareConfig, CounterKind, Method, Spread, Verdict};
 pub use outliers::{OutlierCounts, Tukey};
 pub use paired::{compare_paired, compare_paired_rounds};
 pub use rounds::compare_rounds;

@@ -10,7 +10,7 @@
 //! [`CompareConfig::significance`] and the whole interval above `1 +`
 //! [`CompareConfig::paired_threshold`]. The guide's docs/measuring.md ("Paired runs") explains why.
 
-use super::compare::{Change, CompareConfig, Method, Verdict};
+use super::change::{Change, CompareConfig, Method, Verdict};
 use super::rounds::MIN_ROUNDS;
 use super::univariate::median_in_place;
 

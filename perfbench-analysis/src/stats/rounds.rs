@@ -13,7 +13,7 @@
 //! explains the rule, and docs/validation.md measures how often it is right.
 
 use super::bootstrap::{self, ConfidenceInterval};
-use super::compare::{compare, Change, CompareConfig, Method, Spread, Verdict};
+use super::change::{compare, Change, CompareConfig, Method, Spread, Verdict};
 use super::univariate::Sample;
 use perfbench::sorting::{sort_by, sort_f64};
 

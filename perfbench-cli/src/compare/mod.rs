@@ -13,22 +13,24 @@
 //!
 //! The result is the library's [`Comparison`] (the document type, whose schema
 //! `perfbench-analysis/schema/compare-v1.schema.json` the library's tests generate), which
-//! [`comparison`](crate::comparison) renders as text, Markdown or JSON and `comparison_html` as
-//! HTML pages.
+//! [`render`] renders as text, Markdown or JSON and [`html`] as HTML pages.
 //!
 //! This lives in the tool, not the library: a benchmark build never compiles it.
+
+pub mod html;
+pub mod render;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use perfbench_analysis::compare::{
+use perfbench_analysis::model::file::{self, LoadError};
+use perfbench_analysis::model::{Benchmark, CounterResult, Outcome, Report, Verdict};
+use perfbench_analysis::stats;
+use perfbench_analysis::verdict::{
     as_runs, counter_change_over_runs, counter_runs, BenchComparison, Comparison,
     CounterComparison, Figure, Presence, Settings, SuiteComparison, Summary,
     COMPARISON_SCHEMA_VERSION,
 };
-use perfbench_analysis::model::file::{self, LoadError};
-use perfbench_analysis::model::{Benchmark, CounterResult, Outcome, Report, Verdict};
-use perfbench_analysis::stats;
 
 /// One side of a comparison as given on the command line.
 #[derive(Clone, Debug)]

@@ -1,9 +1,9 @@
+use super::render;
 use super::*;
-use crate::comparison;
-use perfbench_analysis::compare::{parse_percent, parse_threshold, CompareSettings as _};
 use perfbench_analysis::model::fixtures::synthetic_report;
 use perfbench_analysis::model::json::to_json;
 use perfbench_analysis::model::Source;
+use perfbench_analysis::verdict::{parse_percent, parse_threshold, CompareSettings as _};
 
 fn side(report: Report) -> Side {
     Side {
@@ -194,7 +194,7 @@ fn one_sided_benchmarks_and_counters_are_reported_not_failed() {
         counter(&cmp, "math/fib_20", "cycles").presence,
         Presence::Removed
     );
-    let text = comparison::text(&cmp, false);
+    let text = render::text(&cmp, false);
     assert!(text.contains("  added: math/fib_25\n"), "{text}");
     assert!(text.contains("  removed: math/sum/4096\n"), "{text}");
     assert!(text.contains("math/fib_20 cycles: only in BASE"), "{text}");
@@ -280,11 +280,9 @@ fn different_machines_give_a_warning_in_every_format() {
     assert!(w.contains("kernel: \"6.1.0-test\" vs \"6.9.0\""), "{w}");
     assert!(w.contains("PMU: cpu vs none"), "{w}");
     assert!(w.contains("instructions read via rdpmc vs read"), "{w}");
-    assert!(comparison::text(&cmp, false).contains(&format!("warning: {w}")));
-    assert!(comparison::markdown(&cmp).contains("> [!WARNING]"));
-    assert!(
-        comparison::json(&cmp).contains("\"warnings\": [\"suite `demo` ran on different machines")
-    );
+    assert!(render::text(&cmp, false).contains(&format!("warning: {w}")));
+    assert!(render::markdown(&cmp).contains("> [!WARNING]"));
+    assert!(render::json(&cmp).contains("\"warnings\": [\"suite `demo` ran on different machines"));
 }
 
 #[test]
@@ -297,7 +295,7 @@ fn renderings_put_regressions_first_and_fold_the_unchanged() {
         0.5,
     );
     let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
-    let text = comparison::text(&cmp, false);
+    let text = render::text(&cmp, false);
     let (reg, imp) = (
         text.find("  regressed\n").unwrap(),
         text.find("  improved\n").unwrap(),
@@ -315,9 +313,9 @@ fn renderings_put_regressions_first_and_fold_the_unchanged() {
         "{text}"
     );
     assert!(!text.contains('\x1b'));
-    assert!(comparison::text(&cmp, true).contains("\x1b[31m"));
+    assert!(render::text(&cmp, true).contains("\x1b[31m"));
 
-    let md = comparison::markdown(&cmp);
+    let md = render::markdown(&cmp);
     assert!(
         md.starts_with("### perfbench: :x: 1 regression\n\n1 regressed, 1 improved"),
         "{md}"
@@ -346,7 +344,7 @@ fn the_json_is_the_comparison_and_matches_its_schema() {
     let base = synthetic_report();
     let new = scaled(base.clone(), "math/sum/4096", "wall-time", 1.5);
     let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
-    let text = comparison::json(&cmp);
+    let text = render::json(&cmp);
     let back: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(back["summary"]["regressed"], 1);
     // The checked-in schema, which the library's tests generate from the types.
@@ -541,9 +539,9 @@ fn simulated_reports_render_like_any_other() {
     )
     .unwrap();
     for out in [
-        comparison::text(&cmp, false),
-        comparison::markdown(&cmp),
-        comparison::json(&cmp),
+        render::text(&cmp, false),
+        render::markdown(&cmp),
+        render::json(&cmp),
     ] {
         assert!(out.contains(&id), "{out}");
         assert!(out.contains("regressed"), "{out}");
@@ -595,7 +593,7 @@ fn a_figure_below_zero_reads_as_below_resolution_in_the_comparison() {
     // Calibration took the new run's figure below zero.
     let new = scaled(base.clone(), "math/sum/4096", "wall-time", -0.001);
     let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
-    let text = comparison::text(&cmp, false);
+    let text = render::text(&cmp, false);
     let line = text
         .lines()
         .find(|l| l.trim_start().starts_with("math/sum/4096  wall-time"))

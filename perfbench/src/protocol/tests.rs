@@ -222,8 +222,8 @@ fn each_answer_round_trips() {
         assert_eq!(Answer::decode(&a.encode()), Ok(a.clone()), "{a:?}");
     }
     let b = benchmark();
-    match Answer::decode(&Answer::Done(b.clone()).encode()) {
-        Ok(Answer::Done(read)) => assert_same_benchmark(&read, &b),
+    match Answer::decode(&Answer::Samples(b.clone()).encode()) {
+        Ok(Answer::Samples(read)) => assert_same_benchmark(&read, &b),
         other => panic!("{other:?}"),
     }
 }

@@ -179,7 +179,7 @@ pub enum Answer {
     /// To `sample`, once taken.
     Sampled,
     /// To `finish`: the samples.
-    Done(RawBenchmark),
+    Samples(RawBenchmark),
     /// To any request: the benchmark failed or panicked (`outcome`), with its message.
     Error {
         /// `Failed` or `Panicked`.
@@ -213,7 +213,7 @@ impl Answer {
                 out
             }
             Answer::Sampled => "{\"sampled\":true}".to_owned(),
-            Answer::Done(b) => format!("{{\"done\":{}}}", encode_benchmark(b)),
+            Answer::Samples(b) => format!("{{\"done\":{}}}", encode_benchmark(b)),
             Answer::Error { outcome, error } => {
                 let outcome = match outcome {
                     Outcome::Panicked => "panicked",
@@ -249,7 +249,7 @@ impl Answer {
         }
         #[derive(serde_derive::Deserialize)]
         #[serde(deny_unknown_fields)]
-        struct Done {
+        struct Samples {
             done: super::stream::wire::Benchmark,
         }
         #[derive(serde_derive::Deserialize)]
@@ -273,7 +273,7 @@ impl Answer {
             }
             "ready" => super::decode::<Ready>(WHAT, line).map(|a| Answer::Ready(a.ready)),
             "sampled" => super::decode::<Sampled>(WHAT, line).map(|_| Answer::Sampled),
-            "done" => super::decode::<Done>(WHAT, line).map(|a| Answer::Done(a.done.into())),
+            "done" => super::decode::<Samples>(WHAT, line).map(|a| Answer::Samples(a.done.into())),
             "error" => super::decode::<Error>(WHAT, line).map(|a| Answer::Error {
                 outcome: a.outcome,
                 error: a.error,

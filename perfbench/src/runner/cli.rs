@@ -624,7 +624,7 @@ where
                     "pretty" => Format::Pretty,
                     "terse" => Format::Terse,
                     "json" => Format::Json,
-                    "bencher" => Format::Bencher,
+                    "bencher" => Format::Libtest,
                     v => {
                         return Err(bad(format!(
                             "`{v}` (expected `pretty`, `terse`, `json` or `bencher`)"

@@ -229,7 +229,7 @@ pub fn run(suite: &str, args: &Args) -> ExitCode {
     if let Some(dir) = &args.simulated {
         return sim_child::child(suite, dir, args);
     }
-    let chosen: Vec<Job> = planned(suite)
+    let chosen: Vec<Job> = jobs(suite)
         .into_iter()
         .filter(|p| selected(p, args))
         .collect();

@@ -14,7 +14,8 @@
 //! 4. none of these: it builds the tool into that cache, once, with `cargo install`, from the
 //!    very source this library was built from: the `perfbench-cli` crate beside this crate's
 //!    source when there is one (a path or git dependency; the cache is then keyed by that
-//!    directory too, and rebuilt incrementally when its sources change), else
+//!    directory too, and rebuilt incrementally, in a target directory of its own, when its
+//!    sources change), else
 //!    `perfbench-cli` of exactly this version from the registry. It tries offline first (no
 //!    network when cargo's cache has the crates), prints what it does while it does it, and
 //!    holds a lock so that two benchmark binaries build it once.
@@ -59,7 +60,7 @@ pub(crate) fn tool() -> Result<PathBuf, Missing> {
     if let Some(tool) = installed() {
         return Ok(tool);
     }
-    let source = Source::here();
+    let source = ToolCrate::here();
     let cache = Cache::locate(&source).map_err(Missing)?;
     let slot = cache.slot(&source);
     let stamp = source.stamp();
@@ -73,7 +74,7 @@ pub(crate) fn tool() -> Result<PathBuf, Missing> {
             source.install_command()
         )));
     }
-    build(&cache, &slot, &source, &stamp)
+    build(&slot, &source, &stamp)
 }
 
 /// `perfbench` on `PATH` (or in cargo's bin directories) of this library's version.
@@ -113,28 +114,28 @@ fn is_executable(path: &Path) -> bool {
 
 /// Where this library's source came from, and so where the tool's comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Source {
+enum ToolCrate {
     /// `perfbench-cli` beside this crate (this workspace, a path or git dependency).
     Path(PathBuf),
     /// A registry: `perfbench-cli` of exactly [`VERSION`].
     Registry,
 }
 
-impl Source {
-    fn here() -> Source {
-        Source::beside(Path::new(SOURCE))
+impl ToolCrate {
+    fn here() -> ToolCrate {
+        ToolCrate::beside(Path::new(SOURCE))
     }
 
     /// The `perfbench-cli` crate of this version beside `source` (this crate's directory), if any.
-    fn beside(source: &Path) -> Source {
+    fn beside(source: &Path) -> ToolCrate {
         let Some(dir) = source.parent().map(|p| p.join("perfbench-cli")) else {
-            return Source::Registry;
+            return ToolCrate::Registry;
         };
         let manifest = fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
         if manifest.contains("name = \"perfbench-cli\"") {
-            Source::Path(dir)
+            ToolCrate::Path(dir)
         } else {
-            Source::Registry
+            ToolCrate::Registry
         }
     }
 
@@ -143,8 +144,8 @@ impl Source {
     /// they are edited.
     fn stamp(&self) -> String {
         match self {
-            Source::Registry => format!("perfbench-cli {VERSION} (registry)\n"),
-            Source::Path(dir) => {
+            ToolCrate::Registry => format!("perfbench-cli {VERSION} (registry)\n"),
+            ToolCrate::Path(dir) => {
                 let root = dir.parent().unwrap_or(dir);
                 let mut hash = Fnv::new();
                 for krate in [
@@ -167,8 +168,8 @@ impl Source {
     /// The cache slot's name: the version, and for a path a hash of the directory.
     fn slot_name(&self) -> String {
         match self {
-            Source::Registry => VERSION.to_owned(),
-            Source::Path(dir) => {
+            ToolCrate::Registry => VERSION.to_owned(),
+            ToolCrate::Path(dir) => {
                 let mut hash = Fnv::new();
                 hash.write(dir.as_os_str().as_encoded_bytes());
                 format!("{VERSION}-path-{:08x}", hash.0 as u32)
@@ -179,16 +180,16 @@ impl Source {
     /// The command that installs the tool from this source.
     fn install_command(&self) -> String {
         match self {
-            Source::Path(dir) => format!("cargo install --path {}", dir.display()),
-            Source::Registry => format!("cargo install perfbench-cli --version ={VERSION}"),
+            ToolCrate::Path(dir) => format!("cargo install --path {}", dir.display()),
+            ToolCrate::Registry => format!("cargo install perfbench-cli --version ={VERSION}"),
         }
     }
 
     /// `cargo install`'s arguments that name this source.
     fn install_args(&self) -> Vec<OsString> {
         match self {
-            Source::Path(dir) => vec!["--path".into(), dir.into()],
-            Source::Registry => vec![
+            ToolCrate::Path(dir) => vec!["--path".into(), dir.into()],
+            ToolCrate::Registry => vec![
                 "perfbench-cli".into(),
                 "--version".into(),
                 format!("={VERSION}").into(),
@@ -247,7 +248,7 @@ struct Cache {
 
 impl Cache {
     /// `$PERFBENCH_CACHE_DIR`, else `$XDG_CACHE_HOME/perfbench`, else `~/.cache/perfbench`.
-    fn locate(source: &Source) -> Result<Cache, String> {
+    fn locate(source: &ToolCrate) -> Result<Cache, String> {
         let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
         let root = var(CACHE_VAR)
             .map(PathBuf::from)
@@ -264,15 +265,10 @@ impl Cache {
         Ok(Cache { root })
     }
 
-    fn slot(&self, source: &Source) -> Slot {
+    fn slot(&self, source: &ToolCrate) -> Slot {
         Slot {
             dir: self.root.join("tool").join(source.slot_name()),
         }
-    }
-
-    /// The target directory of every build, so that a rebuild is incremental.
-    fn target(&self) -> PathBuf {
-        self.root.join("target")
     }
 }
 
@@ -291,6 +287,14 @@ impl Slot {
         self.dir.join("source")
     }
 
+    /// The slot's own target directory, kept so that a rebuild is incremental. Never shared
+    /// between slots: cargo judges a path crate fresh by its files' times, relative to the
+    /// crate's directory, so two checkouts of this library built into one target directory
+    /// could each get the other's compiled crates.
+    fn target(&self) -> PathBuf {
+        self.dir.join("target")
+    }
+
     fn is_current(&self, stamp: &str) -> bool {
         is_executable(&self.exe())
             && fs::read_to_string(self.stamp_file()).is_ok_and(|s| s == stamp)
@@ -298,7 +302,7 @@ impl Slot {
 }
 
 /// Builds the tool into `slot` (under a lock: a second binary waits, then finds it built).
-fn build(cache: &Cache, slot: &Slot, source: &Source, stamp: &str) -> Result<PathBuf, Missing> {
+fn build(slot: &Slot, source: &ToolCrate, stamp: &str) -> Result<PathBuf, Missing> {
     let install = source.install_command();
     let cannot = |what: String| Missing(format!("{what}: install the tool with `{install}`"));
     fs::create_dir_all(&slot.dir).map_err(|e| {
@@ -323,16 +327,16 @@ fn build(cache: &Cache, slot: &Slot, source: &Source, stamp: &str) -> Result<Pat
         "perfbench: building the `perfbench` tool {VERSION}, which analyses and reports the \
          runs, once for this version (from {}) into {} ...",
         match source {
-            Source::Path(dir) => dir.display().to_string(),
-            Source::Registry => format!("perfbench-cli {VERSION}"),
+            ToolCrate::Path(dir) => dir.display().to_string(),
+            ToolCrate::Registry => format!("perfbench-cli {VERSION}"),
         },
         slot.dir.display()
     );
     let started = Instant::now();
-    let mut outcome = cargo_install(cache, slot, source, true);
+    let mut outcome = cargo_install(slot, source, true);
     if let Err(Failure::Offline) = outcome {
         eprintln!("perfbench: cargo's cache lacks some of the tool's crates: fetching them");
-        outcome = cargo_install(cache, slot, source, false);
+        outcome = cargo_install(slot, source, false);
     }
     match outcome {
         Ok(()) => {}
@@ -375,12 +379,7 @@ enum Failure {
 }
 
 /// Runs `cargo install` of the tool into `slot`, its messages shown as they come.
-fn cargo_install(
-    cache: &Cache,
-    slot: &Slot,
-    source: &Source,
-    offline: bool,
-) -> Result<(), Failure> {
+fn cargo_install(slot: &Slot, source: &ToolCrate, offline: bool) -> Result<(), Failure> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
@@ -389,7 +388,7 @@ fn cargo_install(
         .arg("--root")
         .arg(&slot.dir)
         .arg("--force")
-        .env("CARGO_TARGET_DIR", cache.target())
+        .env("CARGO_TARGET_DIR", slot.target())
         // A tool for people, not for a debugger: no debug info (a shorter build).
         .env("CARGO_PROFILE_RELEASE_DEBUG", "0")
         .env("CARGO_TERM_PROGRESS_WHEN", "never")
@@ -444,11 +443,11 @@ mod tests {
 
     #[test]
     fn this_checkout_is_a_path_source_with_the_cli_beside_it() {
-        let Source::Path(dir) = Source::here() else {
+        let ToolCrate::Path(dir) = ToolCrate::here() else {
             panic!("this workspace has perfbench-cli beside perfbench");
         };
         assert!(dir.ends_with("perfbench-cli"), "{}", dir.display());
-        let install = Source::here().install_command();
+        let install = ToolCrate::here().install_command();
         assert!(install.starts_with("cargo install --path "), "{install}");
         assert!(install.ends_with("perfbench-cli"), "{install}");
     }
@@ -458,7 +457,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("perfbench-provision-{}", std::process::id()));
         let krate = dir.join("perfbench-0.1.0");
         fs::create_dir_all(&krate).unwrap();
-        assert_eq!(Source::beside(&krate), Source::Registry);
+        assert_eq!(ToolCrate::beside(&krate), ToolCrate::Registry);
         // A directory named perfbench-cli that is another crate is not the tool's source.
         fs::create_dir_all(dir.join("perfbench-cli")).unwrap();
         fs::write(
@@ -466,17 +465,17 @@ mod tests {
             "[package]\nname = \"other\"\n",
         )
         .unwrap();
-        assert_eq!(Source::beside(&krate), Source::Registry);
+        assert_eq!(ToolCrate::beside(&krate), ToolCrate::Registry);
         fs::write(
             dir.join("perfbench-cli/Cargo.toml"),
             "[package]\nname = \"perfbench-cli\"\n",
         )
         .unwrap();
         assert_eq!(
-            Source::beside(&krate),
-            Source::Path(dir.join("perfbench-cli"))
+            ToolCrate::beside(&krate),
+            ToolCrate::Path(dir.join("perfbench-cli"))
         );
-        let args = Source::Registry.install_args();
+        let args = ToolCrate::Registry.install_args();
         assert_eq!(args[0], "perfbench-cli");
         assert_eq!(args[2], OsString::from(format!("={VERSION}")));
         fs::remove_dir_all(&dir).unwrap();
@@ -493,15 +492,22 @@ mod tests {
         )
         .unwrap();
         fs::write(cli.join("src/main.rs"), "fn main() {}\n").unwrap();
-        let source = Source::Path(cli.clone());
+        let source = ToolCrate::Path(cli.clone());
         let before = source.stamp();
         assert_eq!(source.stamp(), before, "the same files, the same stamp");
         fs::write(cli.join("src/main.rs"), "fn main() { println!(); }\n").unwrap();
         assert_ne!(source.stamp(), before, "an edit changes the stamp");
-        let other = Source::Path(dir.join("elsewhere/perfbench-cli"));
+        let other = ToolCrate::Path(dir.join("elsewhere/perfbench-cli"));
         assert_ne!(source.slot_name(), other.slot_name());
         assert!(source.slot_name().starts_with(&format!("{VERSION}-path-")));
-        assert_eq!(Source::Registry.slot_name(), VERSION);
+        assert_eq!(ToolCrate::Registry.slot_name(), VERSION);
+        // Each slot builds in a target directory of its own.
+        let cache = Cache {
+            root: dir.join("cache"),
+        };
+        let (mine, theirs) = (cache.slot(&source), cache.slot(&other));
+        assert_ne!(mine.target(), theirs.target());
+        assert!(mine.target().starts_with(&mine.dir));
         fs::remove_dir_all(&dir).unwrap();
     }
 

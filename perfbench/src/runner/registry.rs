@@ -30,7 +30,7 @@ pub struct Job {
 /// `sort/u8/1024`, `sort/u64/64`, ...), in registration order.
 ///
 /// ```
-/// use perfbench::{perfbench, runner::planned, Bencher};
+/// use perfbench::{perfbench, runner::jobs, Bencher};
 ///
 /// #[perfbench(args = [8, 64])]
 /// fn fill(b: &mut Bencher, n: usize) {
@@ -43,11 +43,11 @@ pub struct Job {
 ///     RandomState::new().hash_one(T::default())
 /// }
 /// # fn main() {
-/// let ids: Vec<String> = planned("suite").into_iter().map(|p| p.id).collect();
+/// let ids: Vec<String> = jobs("suite").into_iter().map(|p| p.id).collect();
 /// assert_eq!(ids, ["suite/fill/8", "suite/fill/64", "hashing/hash/u32", "hashing/hash/u64"]);
 /// # }
 /// ```
-pub fn planned(suite: &str) -> Vec<Job> {
+pub fn jobs(suite: &str) -> Vec<Job> {
     if let Some((registered, _)) = REGISTERED.get() {
         return registered.clone();
     }
@@ -99,7 +99,7 @@ pub fn planned(suite: &str) -> Vec<Job> {
     out
 }
 
-/// Benchmarks registered at run time, which [`planned`] returns instead of the `#[perfbench]`
+/// Benchmarks registered at run time, which [`jobs`] returns instead of the `#[perfbench]`
 /// functions once set ([`register`], [`register_driven`]), and the suite's driver if it has one.
 pub(super) static REGISTERED: std::sync::OnceLock<(Vec<Job>, Option<Drive>)> =
     std::sync::OnceLock::new();
@@ -110,7 +110,7 @@ pub(super) static REGISTERED: std::sync::OnceLock<(Vec<Job>, Option<Drive>)> =
 ///
 /// ```
 /// use perfbench::harness::entry::{Entry, Options};
-/// use perfbench::runner::{planned, register, Job};
+/// use perfbench::runner::{jobs, register, Job};
 /// use perfbench::Bencher;
 ///
 /// fn body(b: &mut Bencher, i: usize) {
@@ -125,7 +125,7 @@ pub(super) static REGISTERED: std::sync::OnceLock<(Vec<Job>, Option<Drive>)> =
 ///     id: "found/double".into(), group: "found".into(), params: None,
 /// };
 /// assert!(register(vec![p]));
-/// let ids: Vec<String> = planned("suite").into_iter().map(|p| p.id).collect();
+/// let ids: Vec<String> = jobs("suite").into_iter().map(|p| p.id).collect();
 /// assert_eq!(ids, ["found/double"]);
 /// ```
 #[doc(hidden)]

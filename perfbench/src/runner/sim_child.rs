@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use super::cli::Args;
-use super::{for_each_body, panic_message, planned, selected, Job, NEVER_CALLED};
+use super::{for_each_body, jobs, panic_message, selected, Job, NEVER_CALLED};
 use crate::counters::{callgrind, Counters};
 use crate::harness::bencher::Bencher;
 use crate::harness::raw::Outcome;
@@ -30,7 +30,7 @@ pub fn child(suite: &str, dir: &Path, args: &Args) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let chosen: Vec<Job> = planned(suite)
+    let chosen: Vec<Job> = jobs(suite)
         .into_iter()
         .filter(|p| selected(p, args))
         .collect();

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::ExitCode;
 
 use super::{
-    default_events, driver, for_each_body, open_available, own_events, panic_message, planned,
+    default_events, driver, for_each_body, jobs, open_available, own_events, panic_message,
     raw_result, Job, NEVER_CALLED,
 };
 use crate::events::{self, Event, Sysfs};
@@ -98,7 +98,7 @@ pub(crate) fn serve(suite: &str) -> ExitCode {
     }
     let mut worker = Worker {
         conn,
-        all: planned(suite),
+        all: jobs(suite),
         sysfs: Sysfs::system(),
         defaults: None,
     };
@@ -338,5 +338,5 @@ fn measure_in_worker(
         throughput,
         ..raw_result(p, Outcome::Measured)
     };
-    Answer::Done(measured).encode()
+    Answer::Samples(measured).encode()
 }

@@ -34,7 +34,7 @@ impl Drop for Driver {
 }
 
 /// A benchmark between the rounds of a paired run.
-pub(super) struct InPair {
+pub(super) struct PairedJob {
     pub(super) listed: ListedBench,
     /// Each side's samples so far, round by round.
     pub(super) measured: Vec<Vec<CounterResult>>,
@@ -97,7 +97,7 @@ impl Driver {
     /// Round `r` of benchmark `b`: its share of the pairs, in this round's workers. `Err` only
     /// when a worker broke (the run stops); a benchmark that fails or panics on a side is kept
     /// in `b.failed`.
-    pub(super) fn bench_round(&mut self, b: &mut InPair, r: usize) -> Result<(), String> {
+    pub(super) fn bench_round(&mut self, b: &mut PairedJob, r: usize) -> Result<(), String> {
         let rounds = self.config.rounds.max(1) as usize;
         let pairs = (self.config.sample_size.max(2) as usize).max(rounds);
         // As in a plain run: half the warm-up before the first round (which also times the
@@ -133,7 +133,7 @@ impl Driver {
 
     /// The benchmark's result after its last round: the new build's estimates, each counter's
     /// paired change, and the counters whose verdict the null control refused.
-    pub(super) fn result(&self, b: InPair) -> PairedBench {
+    pub(super) fn result(&self, b: PairedJob) -> PairedBench {
         let p = &b.listed;
         let base = Benchmark::new(
             &p.id,
@@ -305,7 +305,7 @@ impl Driver {
                 )));
                 continue;
             }
-            let Answer::Done(raw) = answer else {
+            let Answer::Samples(raw) = answer else {
                 return Err(self.sides[i].broken(format!("answered `finish` with {answer:?}")));
             };
             let done = Benchmark::from(raw);

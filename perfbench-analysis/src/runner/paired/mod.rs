@@ -26,10 +26,10 @@ use std::time::Duration;
 use super::{derived_metrics, machine_info, run_config};
 
 use crate::baseline::Store;
-use crate::compare::CompareSettings as _;
 use crate::model::{self, Benchmark, CounterResult, Outcome, Report, Throughput, Verdict};
 use crate::report;
 use crate::stats::{self, StatsConfig};
+use crate::verdict::CompareSettings as _;
 
 use perfbench::machine::Machine;
 pub use perfbench::protocol::worker::VERSION as PROTOCOL;
@@ -221,10 +221,10 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
     } else {
         None
     };
-    let mut benches: Vec<InPair> = new_chosen
+    let mut benches: Vec<PairedJob> = new_chosen
         .into_iter()
         .filter(|b| in_base(&b.id))
-        .map(|listed| InPair {
+        .map(|listed| PairedJob {
             listed,
             measured: Vec::new(),
             throughput: None,

@@ -12,7 +12,7 @@
 //! Its parts: `profiles` (the fitted noise profiles) and `model` (runs drawn from a profile, and
 //! the rates the verdict gives on them); the tests are here.
 
-use super::compare::{CompareConfig, Spread, Verdict};
+use super::change::{CompareConfig, Spread, Verdict};
 use super::rng::Rng;
 use super::rounds::{compare_rounds, compare_runs};
 

@@ -126,13 +126,13 @@ fn a_front_end_passes_its_selection_and_its_dialect_on() {
 fn bencher_output_as_criterion_spells_it() {
     assert_eq!(
         p(&["--output-format", "bencher"]).unwrap().format,
-        Format::Bencher
+        Format::Libtest
     );
     assert_eq!(
         p(&["--output-format=bencher"]).unwrap().format,
-        Format::Bencher
+        Format::Libtest
     );
-    assert_eq!(p(&["--format", "bencher"]).unwrap().format, Format::Bencher);
+    assert_eq!(p(&["--format", "bencher"]).unwrap().format, Format::Libtest);
     let e = p(&["--output-format", "junit"]).unwrap_err();
     assert!(e.to_string().contains("`bencher`"), "{e}");
     let e = p(&["--output-format", "bencher", "--output-format", "json"]).unwrap_err();

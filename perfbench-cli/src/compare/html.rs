@@ -11,11 +11,11 @@ use perfbench_analysis::report::html::{
     bench_file, bench_page, document, escape, machine_line, suite_dir, verdict_cell, Page, Site,
 };
 
-use perfbench_analysis::compare::{
+use perfbench_analysis::verdict::{
     BenchComparison, Comparison, CounterComparison, Figure, Presence,
 };
 
-use crate::compare::Side;
+use super::Side;
 
 /// The pages of `perfbench compare BASE NEW --html DIR`: an index with the warnings, the
 /// summary, what regressed and improved, the rest folded away; and a page per benchmark on
@@ -222,9 +222,9 @@ fn comparison_table(
 mod tests {
     use super::*;
     use crate::compare::{compare, load_side};
-    use perfbench_analysis::compare::Settings;
     use perfbench_analysis::model::file;
     use perfbench_analysis::model::fixtures::synthetic_report;
+    use perfbench_analysis::verdict::Settings;
 
     fn page<'a>(site: &'a Site, name_part: &str) -> &'a str {
         &site

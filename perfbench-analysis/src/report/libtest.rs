@@ -17,7 +17,7 @@ use crate::model::{Benchmark, Outcome};
 /// `1234567.8` -> `1,234,568`; negative and non-finite values as `0` (a time cannot be either).
 ///
 /// ```
-/// use perfbench_analysis::report::bencher::integer;
+/// use perfbench_analysis::report::libtest::integer;
 ///
 /// assert_eq!(integer(1_234_567.8), "1,234,568");
 /// assert_eq!(integer(-3.0), "0");
@@ -44,7 +44,7 @@ pub fn integer(x: f64) -> String {
 ///
 /// ```
 /// use perfbench_analysis::model::{Benchmark, Outcome};
-/// use perfbench_analysis::report::bencher::line;
+/// use perfbench_analysis::report::libtest::line;
 ///
 /// let mut b = Benchmark::new("g/parse", "g", "parse", None, Outcome::Tested);
 /// assert_eq!(line(&b), "test g/parse ... ok\n");

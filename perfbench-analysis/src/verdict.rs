@@ -5,7 +5,7 @@
 //! [`counter_change`] checks that the two sides can be compared (same unit, both counted or
 //! both simulated, finite samples) and judges them with [`stats::compare_rounds`]: a regression
 //! needs a significant difference whose whole interval lies beyond the counter's threshold (see
-//! [`crate::stats::compare` (module)](mod@crate::stats::compare) for the rule and [`Settings`]
+//! [`crate::stats::change`] for the rule and [`Settings`]
 //! for the thresholds).
 //!
 //! Comparing whole runs file by file (`perfbench compare BASE NEW`, with its text, Markdown,
@@ -34,7 +34,7 @@ impl CompareSettings for Settings {
     /// The comparison settings for the counter `name`.
     ///
     /// ```
-    /// use perfbench_analysis::compare::{CompareSettings, Settings};
+    /// use perfbench_analysis::verdict::{CompareSettings, Settings};
     ///
     /// let settings = Settings {
     ///     noise_threshold: Some(0.05),
@@ -54,7 +54,7 @@ impl CompareSettings for Settings {
     /// same every time).
     ///
     /// ```
-    /// use perfbench_analysis::compare::{CompareSettings, Settings};
+    /// use perfbench_analysis::verdict::{CompareSettings, Settings};
     /// # use perfbench_analysis::model::{CounterResult, Source};
     /// # fn counter(name: &str, unit: &str, source: Source, values: &[f64]) -> CounterResult {
     /// #     CounterResult {
@@ -103,7 +103,7 @@ fn config_for_kind(settings: &Settings, name: &str, kind: stats::CounterKind) ->
 /// simulated and the other counted on a machine, no finite sample on a side).
 ///
 /// ```
-/// use perfbench_analysis::compare::{counter_change, Settings};
+/// use perfbench_analysis::verdict::{counter_change, Settings};
 /// use perfbench_analysis::stats::Verdict;
 /// # use perfbench_analysis::model::{CounterResult, Source};
 /// # fn counter(name: &str, unit: &str, source: Source, values: &[f64]) -> CounterResult {
@@ -138,7 +138,7 @@ pub fn counter_change(
 /// run by [`stats::rounds::compare_runs`] (a side's floor is the fastest of its runs).
 ///
 /// ```
-/// use perfbench_analysis::compare::{counter_change, counter_change_over_runs, Settings};
+/// use perfbench_analysis::verdict::{counter_change, counter_change_over_runs, Settings};
 /// use perfbench_analysis::stats::Verdict;
 /// # use perfbench_analysis::model::{CounterResult, Source};
 /// # fn counter(values: &[f64]) -> CounterResult {
@@ -197,7 +197,7 @@ pub fn counter_change_over_runs<'a>(
 /// value, so a one-value round keeps it).
 ///
 /// ```
-/// use perfbench_analysis::compare::counter_runs;
+/// use perfbench_analysis::verdict::counter_runs;
 /// # use perfbench_analysis::model::{CounterResult, Source};
 /// # let c = CounterResult {
 /// #     name: "wall-time".into(), unit: "ns".into(), source: Source::Clock, multiplexed: false,
@@ -288,7 +288,7 @@ impl CounterComparison {
     /// The verdict, when compared.
     ///
     /// ```
-    /// use perfbench_analysis::compare::{CounterComparison, Presence};
+    /// use perfbench_analysis::verdict::{CounterComparison, Presence};
     ///
     /// let added = CounterComparison {
     ///     name: "instructions".into(),
@@ -384,7 +384,7 @@ impl Comparison {
     /// Whether any counter regressed (what `--fail-on-regression` exits 1 on).
     ///
     /// ```
-    /// use perfbench_analysis::compare::{Comparison, Summary, COMPARISON_SCHEMA_VERSION};
+    /// use perfbench_analysis::verdict::{Comparison, Summary, COMPARISON_SCHEMA_VERSION};
     ///
     /// let mut cmp = Comparison {
     ///     schema_version: COMPARISON_SCHEMA_VERSION,
@@ -413,8 +413,8 @@ mod tests {
     #[test]
     fn the_checked_in_comparison_schema_is_generated_from_the_types() {
         const FILE: &str = "compare-v1.schema.json";
-        let schema = crate::model::schema_tests::schema_for::<Comparison>(FILE);
-        crate::model::schema_tests::check_schema_file(FILE, &schema);
-        crate::model::schema_tests::Validator::new(&schema).assert_well_formed();
+        let schema = crate::model::schema::schema_for::<Comparison>(FILE);
+        crate::model::schema::check_schema_file(FILE, &schema);
+        crate::model::schema::Validator::new(&schema).assert_well_formed();
     }
 }

@@ -20,10 +20,10 @@
 use std::fmt::Write as _;
 
 use perfbench::units::{format_change as percent, format_point};
-use perfbench_analysis::compare::{
+use perfbench_analysis::model::Verdict;
+use perfbench_analysis::verdict::{
     BenchComparison, Comparison, CounterComparison, Figure, Presence, SuiteComparison,
 };
-use perfbench_analysis::model::Verdict;
 
 /// `1.214 (+21.4%)`; `n/a` when undefined.
 fn ratio(c: &CounterComparison) -> String {
