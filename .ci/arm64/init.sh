@@ -9,7 +9,7 @@
 # The kernel passes unknown `name=value` words of its command line to init as environment
 # variables:
 #   perfbench_nonce        makes the marker unique to this boot
-#   perfbench_prog         program under /bin to run (default guest-test: .ci/arm64/guest.rs)
+#   perfbench_prog         program under /bin to run (default guest-test: .ci/arm64/guest/)
 #   perfbench_args         its arguments (word-split)
 #   perfbench_user_access  value to write to kernel.perf_user_access first (default: leave the
 #                          kernel's 0; the guest test toggles it itself to check both settings)

@@ -7,9 +7,10 @@
 # 2. fetches, with `apt-get download` + `dpkg -x` into a private cache (nothing is installed
 #    system-wide), the Debian arm64 cloud kernel, busybox-static:arm64 and the rustc-web/cargo-web
 #    toolchain with libstd-rust-web-dev:arm64;
-# 3. cross-builds the static aarch64 examples `arm64_guest` (the test, .ci/arm64/guest.rs) and
-#    `arm64_suite` (a perfbench::main!() suite the test runs, .ci/arm64/suite.rs) from this
-#    workspace (both are `[[example]]` targets of the root Cargo.toml);
+# 3. cross-builds the static aarch64 examples `arm64_guest` (the test, .ci/arm64/guest/main.rs
+#    and its modules) and `arm64_suite` (a perfbench::main!() suite the test runs,
+#    .ci/arm64/suite.rs) from this workspace (both are `[[example]]` targets of the root
+#    Cargo.toml);
 # 4. packs an initramfs (busybox + .ci/arm64/init.sh + the two binaries);
 # 5. boots `qemu-system-aarch64 -icount shift=0 -smp 1` (exact instruction counts) under a time
 #    limit: `-cpu max` (PMUv3p5: 64-bit counters) twice, `-cpu cortex-a72` (PMUv3: 64-bit

@@ -1,7 +1,7 @@
 //! A whole perfbench suite for the arm64 guest (`bash .ci/arm64/run.sh`): `#[perfbench]`
 //! functions whose bodies are straight-line inline asm of exactly k `add` instructions (k = 0
 //! is an empty body), run by
-//! `perfbench::main!()` like any `cargo bench` suite. The guest test (`.ci/arm64/guest.rs`,
+//! `perfbench::main!()` like any `cargo bench` suite. The guest test (`.ci/arm64/guest/`,
 //! `--suite=`) runs this binary and asserts that its JSON report shows exactly k instructions per
 //! iteration, read through `mrs`.
 //!
