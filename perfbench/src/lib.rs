@@ -139,6 +139,7 @@ pub mod __private {
     pub use linkme;
 }
 
+pub use counters::alloc::CountingAlloc;
 pub use counters::{Counters, Source};
 pub use events::Event;
 pub use harness::entry::Throughput;

@@ -43,6 +43,11 @@ const COUNT: Ladder = Ladder {
     names: &["", "K", "M", "G", "T"],
     space: true,
 };
+const BYTES: Ladder = Ladder {
+    step: 1024.0,
+    names: &["B", "KiB", "MiB", "GiB", "TiB"],
+    space: true,
+};
 const BYTES_PER_SEC: Ladder = Ladder {
     step: 1024.0,
     names: &["B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"],
@@ -62,6 +67,7 @@ const PERCENT: Ladder = Ladder {
 fn ladder(unit: &str) -> (&'static Ladder, f64) {
     match unit {
         "ns" => (&TIME, 1.0),
+        "bytes" => (&BYTES, 1.0),
         "B/s" => (&BYTES_PER_SEC, 1.0),
         "elem/s" => (&ELEMS_PER_SEC, 1.0),
         "%" => (&PERCENT, 100.0),
@@ -235,6 +241,7 @@ pub fn format_change_interval(ratio: Option<f64>, low: Option<f64>, high: Option
 /// assert_eq!(format_value(1234.0, "ns"), "1.23 µs");
 /// assert_eq!(format_value(45_200_000.0, "count"), "45.2 M");
 /// assert_eq!(format_value(4523.0, "count"), "4523"); // whole counts below a million: exact
+/// assert_eq!(format_value(1536.0, "bytes"), "1.50 KiB");
 /// assert_eq!(format_value(1.3e9, "B/s"), "1.21 GiB/s");
 /// assert_eq!(format_value(0.0123, "%"), "1.23%");
 /// assert_eq!(format_value(f64::NAN, "ns"), "n/a");
@@ -412,8 +419,10 @@ mod tests {
         assert_eq!(format_value(1.2e9, "count"), "1.20 G");
         assert_eq!(format_value(1e12, "count"), "1.00 T");
         assert_eq!(format_value(3.25, ""), "3.25");
-        assert_eq!(format_value(2048.0, "bytes"), "2048 bytes");
-        assert_eq!(format_value(2048.5, "bytes"), "2.05 K bytes");
+        assert_eq!(format_value(2048.0, "widgets"), "2048 widgets");
+        assert_eq!(format_value(2048.5, "widgets"), "2.05 K widgets");
+        assert_eq!(format_value(2048.0, "bytes"), "2.00 KiB");
+        assert_eq!(format_value(48.0, "bytes"), "48 B");
         assert_eq!(format_value(5.0, "furlongs"), "5 furlongs");
         assert_eq!(format_value(0.0999, "count"), "0.10");
         assert_eq!(format_value(3.16e16, "ns"), "3.16e7 s");

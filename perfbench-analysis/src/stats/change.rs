@@ -64,8 +64,9 @@ impl fmt::Display for Verdict {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CounterKind {
     /// Counts fixed by the program: `instructions`, `branches`, `*-instructions`,
-    /// `inst_retired*`, `br_inst_retired*`, `br_retired`, and the fault counters
-    /// (`page-faults`, `minor-faults`, ...).
+    /// `inst_retired*`, `br_inst_retired*`, `br_retired`, the fault counters
+    /// (`page-faults`, `minor-faults`, ...) and the allocation counters (`alloc-count`,
+    /// `alloc-bytes`, `dealloc-count`, `realloc-count`, `alloc-peak-bytes`).
     Exact,
     /// Core clock cycles: `cycles`, `cpu-cycles`, `ref-cycles`, `stalled-cycles-*`, anything
     /// else with `cycles` in its name, and `cpu_clk_unhalted*`.
@@ -90,6 +91,7 @@ impl CounterKind {
     /// use perfbench_analysis::stats::CounterKind;
     ///
     /// assert_eq!(CounterKind::of("cpu_core/instructions/u"), CounterKind::Exact);
+    /// assert_eq!(CounterKind::of("alloc-count"), CounterKind::Exact);
     /// assert_eq!(CounterKind::of("cycles:u"), CounterKind::Cycles);
     /// assert_eq!(CounterKind::of("wall-time"), CounterKind::Time);
     /// assert_eq!(CounterKind::of("cs"), CounterKind::Environment);
@@ -109,6 +111,11 @@ impl CounterKind {
                 | "major-faults"
                 | "alignment-faults"
                 | "emulation-faults"
+                | "alloc-count"
+                | "alloc-bytes"
+                | "dealloc-count"
+                | "realloc-count"
+                | "alloc-peak-bytes"
         ) || name.ends_with("-instructions")
             || name.starts_with("inst_retired")
             || name.starts_with("br_inst_retired");

@@ -5,6 +5,7 @@
 //! refused open carries the explanation [`machine`](crate::machine) gives for this machine (the
 //! layer below); the `doctor` of `perfbench-analysis`, above, renders whole diagnoses.
 
+pub mod alloc;
 #[doc(hidden)] // the fast path's per-architecture registers (for the tool's doctor)
 pub mod arch;
 #[doc(hidden)] // Callgrind's client requests and dumps (for the tool's `--simulate`)
@@ -17,7 +18,7 @@ pub use group::*;
 use std::fmt;
 
 /// How a counter's values reach perfbench. In JSON: `"rdpmc"`, `"mrs"`, `"read"`, `"clock"`,
-/// `"callgrind"`.
+/// `"allocator"`, `"callgrind"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(
     feature = "serde",
@@ -34,13 +35,16 @@ pub enum Source {
     Read,
     /// `clock_gettime(CLOCK_MONOTONIC)`: the `wall-time` counter.
     Clock,
+    /// A [`CountingAlloc`](alloc::CountingAlloc)'s counts: the allocation counters.
+    Allocator,
     /// Simulated by Valgrind's Callgrind (`--simulate`): exact counts of a simulated CPU, not
     /// of this machine's (see [`callgrind`]).
     Callgrind,
 }
 
 impl Source {
-    /// The name used in reports and JSON: `rdpmc`, `mrs`, `read`, `clock` or `callgrind`.
+    /// The name used in reports and JSON: `rdpmc`, `mrs`, `read`, `clock`, `allocator` or
+    /// `callgrind`.
     ///
     /// ```
     /// use perfbench::Source;
@@ -54,6 +58,7 @@ impl Source {
             Source::Mrs => "mrs",
             Source::Read => "read",
             Source::Clock => "clock",
+            Source::Allocator => "allocator",
             Source::Callgrind => "callgrind",
         }
     }

@@ -1,17 +1,19 @@
 //! Event names <-> `perf_event_attr`: perf-style names (`instructions`, `cycles:u`,
 //! `L1-dcache-load-misses`, `r01c2`, `cpu/event=0x3c,umask=0x0/`, `cpu_core/instructions/`,
-//! `page-faults`, `wall-time`) parsed into [`Event`]s, with PMUs resolved through sysfs
+//! `page-faults`, `wall-time`, `alloc-count`) parsed into [`Event`]s, with PMUs resolved through sysfs
 //! (`/sys/bus/event_source/devices`, injectable through [`Sysfs`] so tests use fake trees).
 //!
 //! This module only names and describes events; opening them is [`counters`](crate::counters).
 
 use crate::sys;
 
+mod alloc;
 #[cfg(test)]
 pub(crate) mod fixtures;
 mod parse;
 mod sysfs;
 
+pub use alloc::AllocCounter;
 pub use parse::*;
 pub use sysfs::*;
 
@@ -31,6 +33,9 @@ pub enum EventKind {
     WallTime,
     /// A perf event, opened with `perf_event_open`.
     Perf(PerfEvent),
+    /// An allocation counter, counted by a
+    /// [`CountingAlloc`](crate::counters::alloc::CountingAlloc): not a perf event either.
+    Alloc(AllocCounter),
 }
 
 /// The attr fields that identify a perf event, plus its privilege filter.
@@ -102,7 +107,7 @@ impl Event {
         }
     }
 
-    /// The perf event, unless this is `wall-time`.
+    /// The perf event, unless this is `wall-time` or an allocation counter.
     ///
     /// ```
     /// use perfbench::events::{parse, Event, Sysfs};
@@ -116,11 +121,12 @@ impl Event {
     pub fn perf(&self) -> Option<&PerfEvent> {
         match &self.kind {
             EventKind::Perf(p) => Some(p),
-            EventKind::WallTime => None,
+            EventKind::WallTime | EventKind::Alloc(_) => None,
         }
     }
 
-    /// Whether this event needs a hardware PMU (anything but software events and wall time).
+    /// Whether this event needs a hardware PMU (anything but software events, wall time and
+    /// the allocation counters).
     ///
     /// ```
     /// use perfbench::events::{parse, Sysfs};
@@ -136,7 +142,8 @@ impl Event {
         })
     }
 
-    /// The unit of the counter's values: `"ns"` for time-like events, `"count"` otherwise.
+    /// The unit of the counter's values: `"ns"` for time-like events, `"bytes"` for the
+    /// allocation counters of bytes, `"count"` otherwise.
     ///
     /// ```
     /// use perfbench::events::{parse, Sysfs};
@@ -157,6 +164,7 @@ impl Event {
                 "ns"
             }
             EventKind::Perf(_) => "count",
+            EventKind::Alloc(a) => a.unit(),
         }
     }
 }

@@ -210,14 +210,16 @@ impl Sampler {
                 attr.set_exclude_hv(u64::from(!p.hypervisor));
                 attr.set_precise_ip(u64::from(p.precise_ip));
             }
-            Some(EventKind::WallTime) => {
+            Some(EventKind::WallTime | EventKind::Alloc(_)) => {
+                let name = event.map_or("", |e| e.name.as_str());
                 return Err(ProfileError {
-                    what: "sampling on wall-time".into(),
-                    reason: "wall-time is a clock read, not a perf event, so it cannot sample"
-                        .into(),
+                    what: format!("sampling on {name}"),
+                    reason: format!(
+                        "{name} is read by perfbench itself, not a perf event, so it cannot sample"
+                    ),
                     fix: "sample on cpu-clock (the default) or a hardware event such as cycles"
                         .into(),
-                })
+                });
             }
         }
         match options.period {

@@ -3,6 +3,7 @@
 //! suite, one after the other ([`Measurement`]); a panic is the benchmark's result.
 
 use super::*;
+use crate::events::AllocCounter;
 
 /// The sampling plan a run gives every benchmark that does not set its own: from `--quick`,
 /// `--sample-size`, `--warm-up-time`, `--measurement-time`, `--linear` and `--rounds`.
@@ -215,7 +216,10 @@ pub(super) fn measure_rounds(
     }
 }
 
-/// The default counters for this machine, and a note when some are unavailable.
+/// The default counters for this machine, and a note when some are unavailable: the hardware
+/// counters where the PMU has them, else wall time and the software counters; and the
+/// allocation counters where a [`CountingAlloc`](crate::CountingAlloc) is the global
+/// allocator.
 ///
 /// ```
 /// use perfbench::events::Sysfs;
@@ -229,6 +233,19 @@ pub(super) fn measure_rounds(
 /// }
 /// ```
 pub fn default_events(sysfs: &Sysfs, machine: &Machine) -> (Vec<Event>, Option<String>) {
+    let (mut events, note) = default_counter_events(sysfs, machine);
+    // The allocation counters, where the suite installed the allocator that counts them.
+    if crate::counters::alloc::installed() {
+        events.extend(AllocCounter::ALL.map(|a| Event {
+            name: a.name().to_owned(),
+            kind: events::EventKind::Alloc(a),
+        }));
+    }
+    (events, note)
+}
+
+/// [`default_events`] without the allocation counters.
+fn default_counter_events(sysfs: &Sysfs, machine: &Machine) -> (Vec<Event>, Option<String>) {
     let parse = |names: &[&str]| -> Vec<Event> {
         names
             .iter()

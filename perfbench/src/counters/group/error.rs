@@ -31,6 +31,12 @@ pub enum CounterError {
         /// What was wrong.
         detail: String,
     },
+    /// An allocation counter was asked for, and no
+    /// [`CountingAlloc`](crate::counters::alloc::CountingAlloc) is the global allocator.
+    NoAllocator {
+        /// The counter's name.
+        event: String,
+    },
 }
 
 impl fmt::Display for CounterError {
@@ -60,6 +66,12 @@ impl fmt::Display for CounterError {
                 events.join(", ")
             ),
             CounterError::Malformed { detail } => write!(f, "unexpected counter read: {detail}"),
+            CounterError::NoAllocator { event } => write!(
+                f,
+                "cannot count `{event}`: this program's global allocator is not perfbench's \
+                 counting one; fix: add `{}` to the benchmark's file",
+                crate::counters::alloc::INSTALL_LINE
+            ),
         }
     }
 }

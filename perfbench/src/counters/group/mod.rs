@@ -22,7 +22,7 @@ use super::arch;
 use super::userpage::{FastReader, Hot};
 use super::Source;
 
-use crate::events::{Event, EventKind, PerfEvent};
+use crate::events::{AllocCounter, Event, EventKind, PerfEvent};
 use crate::machine::{self, Explanation};
 use crate::sys::{self, Errno, EventFd, MappedPage, PageRef, Scope};
 

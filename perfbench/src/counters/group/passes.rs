@@ -16,6 +16,8 @@ pub struct Counters {
     pub(super) groups: Vec<Group>,
     pub(super) hardware: usize,
     pub(super) wall_time: bool,
+    /// The allocation counters requested, in the order requested.
+    pub(super) allocs: Vec<AllocCounter>,
 }
 
 /// Groups measured together in one measurement pass: a range of [`Counters::groups`], and
@@ -26,6 +28,8 @@ pub struct Pass {
     pub groups: std::ops::Range<usize>,
     /// Whether `wall-time` is measured in this pass.
     pub wall_time: bool,
+    /// The allocation counters measured in this pass (the first pass has them all).
+    pub allocs: Vec<AllocCounter>,
 }
 
 impl Counters {
@@ -52,6 +56,19 @@ impl Counters {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn open(events: &[Event], options: &GroupOptions) -> Result<Counters, CounterError> {
+        let mut allocs: Vec<AllocCounter> = Vec::new();
+        for e in events {
+            if let EventKind::Alloc(a) = e.kind {
+                if !crate::counters::alloc::installed() {
+                    return Err(CounterError::NoAllocator {
+                        event: e.name.clone(),
+                    });
+                }
+                if !allocs.contains(&a) {
+                    allocs.push(a);
+                }
+            }
+        }
         let (hardware, software): (Vec<Event>, Vec<Event>) = events
             .iter()
             .filter(|e| e.perf().is_some())
@@ -85,6 +102,7 @@ impl Counters {
             groups,
             hardware,
             wall_time: events.iter().any(|e| matches!(e.kind, EventKind::WallTime)),
+            allocs,
         })
     }
 
@@ -102,6 +120,7 @@ impl Counters {
             groups: Vec::new(),
             hardware: 0,
             wall_time: false,
+            allocs: Vec::new(),
         }
     }
 
@@ -135,6 +154,23 @@ impl Counters {
     /// ```
     pub fn groups_mut(&mut self) -> &mut [Group] {
         &mut self.groups
+    }
+
+    /// The allocation counters requested, in the order requested.
+    ///
+    /// ```
+    /// use perfbench::counters::{Counters, GroupOptions};
+    /// use perfbench::events::{parse_list, Sysfs};
+    ///
+    /// // Without a `CountingAlloc` as the global allocator, asking for one names the fix.
+    /// let events = parse_list("wall-time,alloc-count", &Sysfs::system())?;
+    /// let refused = Counters::open(&events, &GroupOptions::default()).unwrap_err();
+    /// assert!(refused.to_string().contains("#[global_allocator]"), "{refused}");
+    /// assert!(Counters::empty().allocs().is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn allocs(&self) -> &[AllocCounter] {
+        &self.allocs
     }
 
     /// Whether `wall-time` was requested.
@@ -173,19 +209,25 @@ impl Counters {
             .map(|i| Pass {
                 groups: i..i + 1,
                 wall_time: false,
+                allocs: Vec::new(),
             })
             .collect();
         if self.groups.len() > self.hardware {
             passes.push(Pass {
                 groups: self.hardware..self.groups.len(),
                 wall_time: false,
+                allocs: Vec::new(),
             });
         }
         match passes.first_mut() {
-            Some(first) => first.wall_time = self.wall_time,
+            Some(first) => {
+                first.wall_time = self.wall_time;
+                first.allocs = self.allocs.clone();
+            }
             None => passes.push(Pass {
                 groups: 0..0,
                 wall_time: self.wall_time,
+                allocs: self.allocs.clone(),
             }),
         }
         passes
@@ -197,6 +239,9 @@ impl Counters {
     pub fn source_of(&self, name: &str) -> Option<Source> {
         if self.wall_time && name == crate::events::WALL_TIME {
             return Some(Source::Clock);
+        }
+        if self.allocs.iter().any(|a| a.name() == name) {
+            return Some(Source::Allocator);
         }
         self.groups
             .iter()

@@ -178,7 +178,8 @@ fn counters_split_software_and_wall_time() {
         counters.passes(),
         vec![Pass {
             groups: 0..2,
-            wall_time: true
+            wall_time: true,
+            allocs: Vec::new(),
         }]
     );
     let software_only = Counters::open(&software_trio(), &GroupOptions::default()).unwrap();
@@ -186,7 +187,8 @@ fn counters_split_software_and_wall_time() {
         software_only.passes(),
         vec![Pass {
             groups: 0..2,
-            wall_time: false
+            wall_time: false,
+            allocs: Vec::new(),
         }]
     );
     let clock_only = Counters::open(&[Event::wall_time()], &GroupOptions::default()).unwrap();
@@ -194,7 +196,8 @@ fn counters_split_software_and_wall_time() {
         clock_only.passes(),
         vec![Pass {
             groups: 0..0,
-            wall_time: true
+            wall_time: true,
+            allocs: Vec::new(),
         }]
     );
     let nothing = Counters::open(&[], &GroupOptions::default()).unwrap();
@@ -362,7 +365,11 @@ fn each_hardware_group_is_a_pass_and_the_clock_joins_the_first() {
     events.push(sw("page-faults", raw::PERF_COUNT_SW_PAGE_FAULTS));
     events.push(Event::wall_time());
     let counters = Counters::open(&events, &GroupOptions::default()).unwrap();
-    let pass = |groups: std::ops::Range<usize>, wall_time| Pass { groups, wall_time };
+    let pass = |groups: std::ops::Range<usize>, wall_time| Pass {
+        groups,
+        wall_time,
+        allocs: Vec::new(),
+    };
     assert_eq!(counters.passes(), vec![pass(0..1, true), pass(1..2, false)]);
 }
 

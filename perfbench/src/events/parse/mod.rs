@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 use super::sysfs::{is_tracepoint_name, ConfigWord, Pmu, Sysfs, TracepointError};
-use super::{Event, EventKind, PerfEvent, WALL_TIME};
+use super::{AllocCounter, Event, EventKind, PerfEvent, WALL_TIME};
 
 use crate::sys::raw;
 
@@ -229,6 +229,15 @@ fn parse_plain(input: &str, sysfs: &Sysfs) -> Result<EventKind, EventError> {
         Some((base, mods)) => (base, Some(mods)),
         None => (input, None),
     };
+    if let Some(counter) = AllocCounter::from_name(base) {
+        return match mods {
+            None => Ok(EventKind::Alloc(counter)),
+            Some(_) => Err(EventError::new(
+                input,
+                format!("`{base}` takes no modifiers (`{input}`)"),
+            )),
+        };
+    }
     if base == WALL_TIME {
         return match mods {
             None => Ok(EventKind::WallTime),

@@ -92,7 +92,9 @@ pub(super) const CACHE_VALID_OPS: &[u8] = &[
 /// The event names this machine offers, for `perfbench list` and suggestions: generalized
 /// hardware events (all aliases), the valid cache events in perf's canonical spelling
 /// (`L1-dcache-loads`, `L1-dcache-load-misses`, ...; [`parse`] also takes perf's other
-/// spellings), software events (all aliases), `wall-time`, then `pmu/event/` for every named
+/// spellings), software events (all aliases), `wall-time`, the allocation counters
+/// (`alloc-count`, ...: they count where the suite installs perfbench's counting allocator),
+/// then `pmu/event/` for every named
 /// sysfs event, sorted by PMU and event. Without duplicates; every name parses.
 ///
 /// ```
@@ -101,6 +103,7 @@ pub(super) const CACHE_VALID_OPS: &[u8] = &[
 /// let sysfs = Sysfs::system();
 /// let names = known_names(&sysfs);
 /// assert!(names.iter().any(|n| n == "L1-dcache-load-misses"));
+/// assert!(names.iter().any(|n| n == "alloc-peak-bytes"));
 /// assert!(names.iter().all(|n| parse(n, &sysfs).is_ok()));
 /// ```
 pub fn known_names(sysfs: &Sysfs) -> Vec<String> {
@@ -117,6 +120,7 @@ pub fn known_names(sysfs: &Sysfs) -> Vec<String> {
             .flat_map(|(_, n)| n.iter().map(|&s| s.to_owned())),
     );
     names.push(WALL_TIME.to_owned());
+    names.extend(AllocCounter::ALL.map(|a| a.name().to_owned()));
     for pmu in sysfs.pmus() {
         names.extend(pmu.events.keys().map(|e| format!("{}/{e}/", pmu.name)));
     }

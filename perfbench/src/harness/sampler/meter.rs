@@ -5,6 +5,7 @@
 use std::fmt;
 
 use super::body::Brackets;
+use crate::counters::alloc::{self, AllocCounter, AllocSnapshot};
 use crate::counters::{callgrind, wall_time_ns, CounterError, Group, Reading, Source};
 use crate::sys::{EventFd, Scope};
 
@@ -43,11 +44,20 @@ pub struct Meter<'a> {
     /// Profile mode (`--profile`): a sampling event the bracket switches on at its start and
     /// off at its end, so only the measured region is sampled.
     pub(super) gate: Option<&'a EventFd>,
-    /// `simulate` or a gate: the one test the bracket's fast path makes.
+    /// `simulate`, a gate or allocation counters: the one test the bracket's fast path makes.
     pub(super) special: bool,
     /// Whether a body added time it measured itself ([`Meter::elapsed`]): its samples then have
     /// wall time only, and no bracket to calibrate away.
     pub(super) self_timed: bool,
+    /// The allocation counters read in the brackets (after wall time in the columns).
+    pub(super) allocs: Vec<AllocCounter>,
+    /// This thread's allocation counts at the bracket's start, and the bytes live then (the
+    /// level the bracket's peak is measured above).
+    pub(super) alloc_begin: AllocSnapshot,
+    pub(super) alloc_level: u64,
+    /// Per allocation counter: the sum of the brackets' differences, or for
+    /// `alloc-peak-bytes` the largest bracket's peak.
+    pub(super) alloc_acc: Vec<u64>,
 }
 
 impl fmt::Debug for Meter<'_> {
@@ -86,7 +96,28 @@ impl<'a> Meter<'a> {
             gate: None,
             special: false,
             self_timed: false,
+            allocs: Vec::new(),
+            alloc_begin: AllocSnapshot::default(),
+            alloc_level: 0,
+            alloc_acc: Vec::new(),
             groups,
+        }
+    }
+
+    /// This meter, reading the allocation counters `allocs` too (innermost in its brackets:
+    /// after the counter groups and the clock at the start, before them at the stop). Its
+    /// brackets then take the out-of-line path ([`Meter::start_special`]), so a meter without
+    /// them pays not even the test for them.
+    pub(super) fn counting_allocs(self, allocs: &[AllocCounter]) -> Meter<'a> {
+        if !allocs.is_empty() {
+            // The thread that measures counts (the flag is per thread).
+            alloc::set_counting(true);
+        }
+        Meter {
+            special: self.special || !allocs.is_empty(),
+            allocs: allocs.to_vec(),
+            alloc_acc: vec![0; allocs.len()],
+            ..self
         }
     }
 
@@ -100,7 +131,7 @@ impl<'a> Meter<'a> {
     /// This meter, switching `gate` (a sampling event) on and off with its brackets.
     pub(super) fn gated(self, gate: Option<&'a EventFd>) -> Meter<'a> {
         Meter {
-            special: self.simulate || gate.is_some(),
+            special: self.simulate || gate.is_some() || !self.allocs.is_empty(),
             gate,
             ..self
         }
@@ -134,7 +165,7 @@ impl<'a> Meter<'a> {
     /// Whether brackets do more than read counters (under Callgrind, or switching a profile's
     /// sampling event): a body that times itself brackets its whole call there instead.
     pub(crate) fn is_special(&self) -> bool {
-        self.special
+        self.simulate || self.gate.is_some()
     }
 
     /// Adds `elapsed`, which the body measured itself, to the sample's wall time, and marks the
@@ -154,6 +185,7 @@ impl<'a> Meter<'a> {
     /// against which [`Meter::totals`] detects multiplexing.
     pub(super) fn clear(&mut self) {
         self.acc.iter_mut().for_each(|v| *v = 0);
+        self.alloc_acc.iter_mut().for_each(|v| *v = 0);
         self.acc_ns = 0;
         self.pairs = 0;
         self.read_times(Mark::Start);
@@ -210,7 +242,7 @@ impl<'a> Meter<'a> {
         self.start_counting();
     }
 
-    /// [`Meter::start`] under Callgrind or with a sampling gate.
+    /// [`Meter::start`] under Callgrind, with a sampling gate or with allocation counters.
     #[cold]
     #[inline(never)]
     pub(super) fn start_special(&mut self) {
@@ -227,6 +259,10 @@ impl<'a> Meter<'a> {
             }
         }
         self.start_counting();
+        if !self.allocs.is_empty() {
+            self.alloc_begin = alloc::snapshot();
+            self.alloc_level = alloc::reset_peak();
+        }
     }
 
     #[inline(always)]
@@ -256,7 +292,7 @@ impl<'a> Meter<'a> {
         self.stop_counting();
     }
 
-    /// [`Meter::stop`] under Callgrind or with a sampling gate.
+    /// [`Meter::stop`] under Callgrind, with a sampling gate or with allocation counters.
     #[cold]
     #[inline(never)]
     pub(super) fn stop_special(&mut self) {
@@ -264,6 +300,9 @@ impl<'a> Meter<'a> {
             callgrind::toggle_collect();
             self.pairs += 1;
             return;
+        }
+        if !self.allocs.is_empty() {
+            self.stop_allocs();
         }
         self.stop_counting();
         if let Some(gate) = self.gate {
@@ -305,24 +344,44 @@ impl<'a> Meter<'a> {
         }
     }
 
+    /// Adds the bracket's allocation counts (its peak: kept when the largest of the sample).
+    fn stop_allocs(&mut self) {
+        let now = alloc::snapshot();
+        for (counter, acc) in self.allocs.iter().zip(&mut self.alloc_acc) {
+            if counter.is_peak() {
+                // Above the level at the start; a thread that freed more than it allocated
+                // since (a "negative" peak) held nothing more.
+                let peak = (now.peak.wrapping_sub(self.alloc_level) as i64).max(0) as u64;
+                *acc = (*acc).max(peak);
+            } else {
+                let d = alloc::value(*counter, &now)
+                    .wrapping_sub(alloc::value(*counter, &self.alloc_begin));
+                *acc = acc.wrapping_add(d);
+            }
+        }
+    }
+
     /// Ends a sample: sets `irregular` (whether a bracket read of the sample went off the hot
     /// path), takes every group's times again (outside any bracket) and returns the sample's
-    /// totals ([`Meter::scaled_totals`]).
-    pub(super) fn totals(&mut self) -> (Vec<f64>, Vec<bool>) {
+    /// totals ([`Meter::scaled_totals`]) for a sample of `n` iterations.
+    pub(super) fn totals(&mut self, n: u64) -> (Vec<f64>, Vec<bool>) {
         // Before the times are read: only the brackets' reads count.
         self.irregular = self.slow_reads() != self.slow_mark;
         self.read_times(Mark::End);
-        self.scaled_totals()
+        self.scaled_totals(n)
     }
 
-    /// The accumulated differences: the groups' members, then wall time when measured; and,
-    /// per column, whether its group was multiplexed during the sample (never for wall time).
+    /// The accumulated differences of a sample of `n` iterations: the groups' members, then wall
+    /// time when measured, then the allocation counters (`alloc-peak-bytes`, a maximum, times
+    /// `n`, so that like every column it reads its figure once divided by the iterations);
+    /// and, per column, whether its group was multiplexed during the sample (never for wall
+    /// time or allocations).
     /// A group is multiplexed when its `time_running` advanced less than its `time_enabled`
     /// from [`Meter::clear`] to [`Meter::totals`] (running time only accumulates while the
     /// group is on the PMU, so equal advances mean it was there for the whole sample, brackets
     /// included); its counts are then scaled by the sample's `enabled / running` (see the
     /// guide's docs/measuring.md, "Multiplexing").
-    pub(super) fn scaled_totals(&self) -> (Vec<f64>, Vec<bool>) {
+    pub(super) fn scaled_totals(&self, n: u64) -> (Vec<f64>, Vec<bool>) {
         let mut values = Vec::with_capacity(self.acc.len() + 1);
         let mut multiplexed = Vec::with_capacity(self.acc.len() + 1);
         let mut acc = self.acc.iter();
@@ -340,6 +399,15 @@ impl<'a> Meter<'a> {
         }
         if self.wall {
             values.push(self.acc_ns as f64);
+            multiplexed.push(false);
+        }
+        for (counter, &x) in self.allocs.iter().zip(&self.alloc_acc) {
+            let x = if counter.is_peak() {
+                x.saturating_mul(n)
+            } else {
+                x
+            };
+            values.push(x as f64);
             multiplexed.push(false);
         }
         (values, multiplexed)
@@ -434,7 +502,7 @@ pub(super) mod tests {
         meter.clear();
         faults(&mut meter, 5);
         faults(&mut meter, 3);
-        let (values, multiplexed) = meter.totals();
+        let (values, multiplexed) = meter.totals(1);
         assert_eq!(values[0], 8.0, "page faults of two brackets: {values:?}");
         assert!(values[2] > 0.0, "task-clock: {values:?}");
         assert!(values[3] > 0.0, "wall time: {values:?}");
@@ -457,7 +525,7 @@ pub(super) mod tests {
             .zip(&before)
             .all(|(s, b)| s.0 >= b.0));
         faults(&mut meter, 2);
-        assert_eq!(meter.totals().0[0], 2.0);
+        assert_eq!(meter.totals(1).0[0], 2.0);
     }
 
     #[test]
@@ -475,7 +543,7 @@ pub(super) mod tests {
         // On the PMU a third of the sample: 3x.
         meter.sample_start[0] = (1_000, 1_000);
         meter.sample_end[0] = (7_000, 3_000);
-        let (values, multiplexed) = meter.scaled_totals();
+        let (values, multiplexed) = meter.scaled_totals(1);
         assert_eq!(values[0], 18.0);
         assert_eq!(values[1], acc[1] as f64 * 3.0);
         assert_eq!(
@@ -488,11 +556,11 @@ pub(super) mod tests {
         // all of it: neither flagged nor scaled.
         meter.sample_start[0] = (1_000, 600);
         meter.sample_end[0] = (7_000, 6_600);
-        let (values, multiplexed) = meter.scaled_totals();
+        let (values, multiplexed) = meter.scaled_totals(1);
         assert_eq!((values[0], multiplexed[0]), (6.0, false));
         // Never ran during the sample: flagged, not scaled.
         meter.sample_end[0] = (7_000, 600);
-        let (values, multiplexed) = meter.scaled_totals();
+        let (values, multiplexed) = meter.scaled_totals(1);
         assert_eq!((values[0], multiplexed[0]), (6.0, true));
     }
 

@@ -330,7 +330,7 @@ impl Sampler {
             };
             report(0);
             let groups = &mut self.counters.groups_mut()[pass.groups.clone()];
-            let columns = columns(groups, pass.wall_time);
+            let columns = columns(groups, pass);
             for g in groups.iter() {
                 g.reset()?;
                 g.enable()?;
@@ -338,7 +338,7 @@ impl Sampler {
             let measured = run_pass(
                 &mut *groups,
                 self.gate.as_deref(),
-                pass.wall_time,
+                (pass.wall_time, &pass.allocs),
                 (body, empty),
                 &iterations,
                 round == 0,
@@ -390,7 +390,7 @@ impl Sampler {
                     g.reset().map_err(fail)?;
                     g.enable().map_err(fail)?;
                 }
-                let mut meter = Meter::new(groups, pass.wall_time);
+                let mut meter = Meter::new(groups, pass.wall_time).counting_allocs(&pass.allocs);
                 if state.calibration.is_empty() {
                     prime(&mut meter, body, empty);
                     for _ in 0..CALIBRATION_RUNS {
@@ -412,7 +412,7 @@ impl Sampler {
         let mut out = Vec::new();
         for (pass, state) in passes.iter().zip(states) {
             let groups = &self.counters.groups_mut()[pass.groups.clone()];
-            let columns = columns(groups, pass.wall_time);
+            let columns = columns(groups, pass);
             let values = state.finish(&iterations, empty.per_pair(), columns.len());
             out.extend(results(columns, values, &iterations));
         }
@@ -420,16 +420,20 @@ impl Sampler {
     }
 }
 
-/// The names, units and sources of a pass's columns: its groups' members, then wall time.
-fn columns(groups: &[Group], wall_time: bool) -> Vec<(String, &'static str, Source)> {
+/// The names, units and sources of a pass's columns: its groups' members, then wall time, then
+/// the allocation counters.
+fn columns(groups: &[Group], pass: &crate::counters::Pass) -> Vec<(String, &'static str, Source)> {
     let mut columns = Vec::new();
     for g in groups {
         for e in g.events() {
             columns.push((e.name.clone(), e.unit(), g.source()));
         }
     }
-    if wall_time {
+    if pass.wall_time {
         columns.push((crate::events::WALL_TIME.to_owned(), "ns", Source::Clock));
+    }
+    for a in &pass.allocs {
+        columns.push((a.name().to_owned(), a.unit(), Source::Allocator));
     }
     columns
 }

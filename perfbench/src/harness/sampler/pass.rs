@@ -6,6 +6,7 @@ use super::body::Body;
 use super::meter::Meter;
 use super::plan::CALIBRATION_RUNS;
 use crate::counters::{CounterError, Group};
+use crate::events::AllocCounter;
 use crate::sys::EventFd;
 
 pub(super) type PassValues = (Vec<Vec<f64>>, Vec<bool>, Vec<f64>);
@@ -16,14 +17,14 @@ pub(super) type PassValues = (Vec<Vec<f64>>, Vec<bool>, Vec<f64>);
 pub(super) fn run_pass(
     groups: &mut [Group],
     gate: Option<&EventFd>,
-    wall: bool,
+    (wall, allocs): (bool, &[AllocCounter]),
     (body, empty): (&mut dyn Body, &mut dyn Body),
     iterations: &[u64],
     first_round: bool,
     progress: &mut dyn FnMut(usize),
 ) -> Result<(PassValues, bool), CounterError> {
-    let mut meter = Meter::new(groups, wall).gated(gate);
-    let columns = meter.acc.len() + usize::from(wall);
+    let mut meter = Meter::new(groups, wall).counting_allocs(allocs).gated(gate);
+    let columns = meter.acc.len() + usize::from(wall) + allocs.len();
     let mut state = PassState::default();
     if first_round {
         prime(&mut meter, body, empty);
@@ -90,10 +91,10 @@ pub(super) fn run_pass(
 pub(super) fn prime(meter: &mut Meter<'_>, body: &mut dyn Body, empty: &mut dyn Body) {
     meter.clear();
     empty.run(1, meter);
-    meter.totals();
+    meter.totals(1);
     meter.clear();
     body.run(1, meter);
-    meter.totals();
+    meter.totals(1);
 }
 
 /// Readings a flat pass takes at a second iteration count ([`probe_iterations`]) when a
@@ -169,7 +170,7 @@ impl PassState {
     pub(super) fn calibrate(&mut self, meter: &mut Meter<'_>, empty: &mut dyn Body, n: u64) {
         meter.clear();
         empty.run(n, meter);
-        let (t, _) = meter.totals();
+        let (t, _) = meter.totals(n);
         if meter.irregular {
             self.irregular.calibration.push(self.calibration.len());
         }
@@ -187,7 +188,7 @@ impl PassState {
         self.calibrate(meter, empty, n);
         meter.clear();
         body.run(n, meter);
-        let (t, mux) = meter.totals();
+        let (t, mux) = meter.totals(n);
         if self.multiplexed.len() < mux.len() {
             self.multiplexed.resize(mux.len(), false);
         }
@@ -236,10 +237,10 @@ impl PassState {
     ) -> Probe {
         meter.clear();
         empty.run(n, meter);
-        let calibration = (meter.totals().0, meter.irregular);
+        let calibration = (meter.totals(n).0, meter.irregular);
         meter.clear();
         body.run(n, meter);
-        let (totals, mux) = meter.totals();
+        let (totals, mux) = meter.totals(n);
         for (any, now) in self.multiplexed.iter_mut().zip(mux) {
             *any |= now;
         }

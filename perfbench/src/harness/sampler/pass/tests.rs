@@ -360,7 +360,7 @@ fn a_batched_pass_reads_exact_counts_through_one_input_per_bracket() {
     let ((values, multiplexed, _), self_timed) = run_pass(
         &mut groups,
         None,
-        false,
+        (false, &[]),
         (&mut body, &mut empty),
         &iterations,
         true,

@@ -1,0 +1,6 @@
+#[global_allocator]
+static ALLOC: divan::AllocProfiler = divan::AllocProfiler::system();
+
+fn main() {
+    alloc_overhead::measure("divan");
+}

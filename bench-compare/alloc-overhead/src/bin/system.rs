@@ -1,0 +1,3 @@
+fn main() {
+    alloc_overhead::measure("system");
+}
