@@ -258,14 +258,11 @@ fn bad_files_are_errors_that_say_where() {
     for n in (0..bytes.len()).step_by(7) {
         let _ = PerfData::parse(&bytes[..n]);
     }
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rng = crate::rng::Rng::new(0x9e37_79b9_7f4a_7c15);
     for _ in 0..1000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
         let mut m = bytes.clone();
-        let at = (x % m.len() as u64) as usize;
-        m[at] = (x >> 32) as u8;
+        let at = rng.below(m.len());
+        m[at] = rng.next_u64() as u8;
         let _ = PerfData::parse(&m);
     }
     let _ = std::fs::remove_dir_all(&dir);
