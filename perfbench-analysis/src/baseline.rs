@@ -1,6 +1,9 @@
 //! Where reports are kept between runs, for the bench binary's `--save-baseline`, `--baseline`
 //! and the comparison with the previous run.
 //!
+//! It owns the files under the output directory and their locking; it never judges a change
+//! ([`crate::verdict`]) or renders a report ([`crate::report`]).
+//!
 //! Under the output directory (`target/perfbench`):
 //! - `<suite>.json`: the latest run of the suite, which the next run compares with by default
 //!   (as criterion compares with its previous run). `--discard-baseline` leaves it as it was.

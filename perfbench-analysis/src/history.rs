@@ -12,7 +12,8 @@
 //! wrote it: a rebuilt executable (another size, modification time or inode) starts afresh,
 //! since an earlier build's figures say nothing about this one's repeatability.
 //!
-//! The file is a cache: one that does not read is replaced, with a note.
+//! The file is a cache: one that does not read is replaced, with a note. This module owns that
+//! file only; the widening itself is [`stats::widen_by_runs`]'s.
 
 use std::collections::BTreeMap;
 use std::io;

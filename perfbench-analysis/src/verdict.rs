@@ -12,6 +12,9 @@
 //! JSON and HTML outputs) is the `perfbench` tool's, built on this; its result, the comparison
 //! document ([`Comparison`]), is defined here with the other documents perfbench writes, so
 //! that its JSON schema is generated from the types with the report's.
+//!
+//! It owns the judgement of a counter's change and its thresholds; it reads no file (the
+//! baselines are [`crate::baseline`]'s) and prints nothing (the reports do).
 
 use serde_derive::Serialize;
 

@@ -3,6 +3,9 @@
 //! the harness so that the benchmark binary parses the whole command line, and the tool reads
 //! it with the same code; the analysis re-exports them (`verdict::Settings`,
 //! `baseline::valid_name`, `report::terminal::Format` in `perfbench-analysis`).
+//!
+//! It owns the values and their parsing only; what a threshold or a format does is the
+//! analysis's.
 
 /// Thresholds of a comparison: `--noise-threshold PCT` and `--threshold COUNTER=PCT`.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -4,6 +4,9 @@
 //! more than good enough to draw resampling indices. It is hand-written so that results are
 //! reproducible bit for bit across platforms and releases without a dependency whose stream
 //! could change under us. Nothing here is cryptographic.
+//!
+//! The one generator of the workspace: the bootstrap, the tests' random inputs and the
+//! benchmarks' data draw from it; no module writes its own.
 
 /// A seeded SplitMix64 generator.
 #[derive(Debug, Clone)]

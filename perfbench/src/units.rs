@@ -4,6 +4,7 @@
 //! Units understood (anything else is scaled like a count and keeps its name as a suffix):
 //! - `ns`: time, shown in `ns`, `µs`, `ms` or `s`.
 //! - `count` (or empty): counts, shown plain below 1000, then `K`, `M`, `G`, `T`.
+//! - `bytes`: sizes in binary multiples (`B`, `KiB`, `MiB`, `GiB`, `TiB`).
 //! - `B/s`: byte throughput in binary multiples (`B/s`, `KiB/s`, `MiB/s`, `GiB/s`, `TiB/s`).
 //! - `elem/s`: element throughput (`elem/s`, `Kelem/s`, `Melem/s`, `Gelem/s`, `Telem/s`).
 //! - `%`: a fraction shown as a percentage (`0.0123` -> `1.23%`).

@@ -1,6 +1,10 @@
 //! The runs the `perfbench` tool analyses: a benchmark binary's run over a pipe
 //! ([`run_streamed`], `perfbench run-suite`), paired runs of two builds ([`paired`],
 //! `--paired` and `perfbench ab`), and runs under Callgrind ([`simulate`], `--simulate`).
+//!
+//! It owns the tool's side of a run: starting and driving processes, and putting analysis,
+//! verdicts, baselines and reports together; it never measures in its own process (the
+//! benchmark binary does) and leaves each step's rules to its module.
 
 mod analyse;
 pub mod paired;

@@ -2,6 +2,10 @@
 //! measuring engine ([`sampler`]) and pinning to one core type ([`affinity`]). It produces raw
 //! samples ([`raw`]), which the tool's analysis (`perfbench-analysis`) turns into the report's
 //! types; the [`runner`](crate::runner) drives it and hands the results on.
+//!
+//! It owns how a body is measured (brackets, calibration, the sample plan, rounds); it reads
+//! counters through [`counters`](crate::counters) and never chooses them, parses a command
+//! line, computes a statistic or writes a file.
 
 pub mod affinity;
 pub mod bencher;

@@ -3,6 +3,9 @@
 //! compiles no JSON library) and, with the `serde` feature (the tool's), its strict decoder,
 //! which refuses a member, a variant or a version it does not know and names it.
 //!
+//! It owns the shape of every message and its version; it never does what a message asks
+//! (measuring is the runner's, analysing the tool's) and touches no file or process.
+//!
 //! Three conversations, each with its own version:
 //!
 //! - **the stream** ([`stream`], version [`stream::VERSION`]): a benchmark binary's run,
