@@ -24,7 +24,8 @@ use crate::model::{self, Benchmark, Config, CounterResult, Outcome, Report, Samp
 use crate::stats::{self, StatsConfig};
 use perfbench::counters::callgrind::{self, find_valgrind, which, Dump, Simulated, Valgrind};
 use perfbench::counters::Source;
-use perfbench::harness::simulate::{SimSample, DUMP_FILE};
+use perfbench::events::AllocCounter;
+use perfbench::harness::simulate::{Region, SimSample, DUMP_FILE};
 use perfbench::runner::cli::Args;
 use perfbench::runner::output_dir;
 use perfbench::runner::progress::Progress;
@@ -60,10 +61,13 @@ fn parse_counters(list: &str) -> Result<Vec<&'static Simulated>, String> {
             .join(", ")
     };
     let mut out: Vec<&'static Simulated> = Vec::new();
+    let mut allocs = 0;
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         match callgrind::counter(name) {
             Some(c) if !out.contains(&c) => out.push(c),
             Some(_) => {}
+            // The allocation counters are counted under Callgrind too ([`alloc_names`]).
+            None if AllocCounter::from_name(name).is_some() => allocs += 1,
             None => {
                 return Err(format!(
                     "--counters: `{name}` is not simulated; with --simulate the counters are {}",
@@ -72,13 +76,27 @@ fn parse_counters(list: &str) -> Result<Vec<&'static Simulated>, String> {
             }
         }
     }
-    if out.is_empty() {
+    if out.is_empty() && allocs == 0 {
         return Err(format!(
             "--counters: no counter given; with --simulate the counters are {}",
             offered()
         ));
     }
     Ok(out)
+}
+
+/// The allocation counters a list names, in its order.
+fn alloc_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<AllocCounter> {
+    let mut out = Vec::new();
+    for a in names
+        .into_iter()
+        .filter_map(|n| AllocCounter::from_name(n.trim()))
+    {
+        if !out.contains(&a) {
+            out.push(a);
+        }
+    }
+    out
 }
 
 /// The default simulated counters.
@@ -92,8 +110,8 @@ pub struct Simulate {
     valgrind: Valgrind,
     /// `setarch`, to turn address-space randomisation off.
     setarch: Option<PathBuf>,
-    /// `--counters`.
-    cli: Option<Vec<&'static Simulated>>,
+    /// `--counters`: the simulated ones, and the allocation counters it names.
+    cli: Option<(Vec<&'static Simulated>, Vec<AllocCounter>)>,
     rounds: u32,
 }
 
@@ -123,7 +141,10 @@ impl Simulate {
             ));
         }
         let valgrind = find_valgrind().map_err(|e| format!("--simulate: {e}"))?;
-        let cli = args.counters.as_deref().map(parse_counters).transpose()?;
+        let cli = match args.counters.as_deref() {
+            Some(list) => Some((parse_counters(list)?, alloc_names(list.split(',')))),
+            None => None,
+        };
         let setarch = which("setarch");
         if setarch.is_none() {
             eprintln!(
@@ -152,13 +173,18 @@ impl Simulate {
             warm_up_time: 0.0,
             measurement_time: 0.0,
             sampling: Sampling::Flat,
-            counters: self
-                .cli
-                .clone()
-                .unwrap_or_else(default_counters)
-                .iter()
-                .map(|c| c.name.to_owned())
-                .collect(),
+            counters: match &self.cli {
+                Some((sim, allocs)) => sim
+                    .iter()
+                    .map(|c| c.name)
+                    .chain(allocs.iter().map(|a| a.name()))
+                    .map(str::to_owned)
+                    .collect(),
+                None => default_counters()
+                    .iter()
+                    .map(|c| c.name.to_owned())
+                    .collect(),
+            },
             confidence: stats::DEFAULT_CONFIDENCE,
             resamples: stats::DEFAULT_RESAMPLES,
             rounds: self.rounds,
@@ -183,7 +209,7 @@ impl Simulate {
     /// The counters of benchmark `p`: `--counters`, else the simulated ones its attribute's
     /// `counters` names (when it names any), else the defaults.
     fn counters_for(&self, p: &Description) -> Vec<&'static Simulated> {
-        if let Some(cli) = &self.cli {
+        if let Some((cli, _)) = &self.cli {
             return cli.clone();
         }
         let own: Vec<&'static Simulated> = p
@@ -197,6 +223,19 @@ impl Simulate {
             default_counters()
         } else {
             own
+        }
+    }
+
+    /// The allocation counters of benchmark `p`, where its binary counts allocations: those
+    /// `--counters` names, else those its attribute's `counters` names when it names any
+    /// counter, else all of them.
+    fn allocs_for(&self, p: &Description) -> Vec<AllocCounter> {
+        if let Some((_, allocs)) = &self.cli {
+            return allocs.clone();
+        }
+        match p.counters.as_deref() {
+            Some(names) if !names.is_empty() => alloc_names(names.iter().map(String::as_str)),
+            _ => AllocCounter::ALL.to_vec(),
         }
     }
 
@@ -344,10 +383,11 @@ impl Simulate {
                 )
             }
         }
-        let counters = match counter_results(dir, &result.samples, &self.counters_for(p)) {
+        let mut counters = match counter_results(dir, &result.samples, &self.counters_for(p)) {
             Ok(c) => c,
             Err(e) => return failed_result(p, e),
         };
+        counters.extend(alloc_results(&result.samples, &self.allocs_for(p)));
         let cfg = StatsConfig::default();
         let counters: Vec<CounterResult> = counters
             .into_iter()
@@ -471,6 +511,48 @@ fn counter_results(
         .collect())
 }
 
+/// The allocation counters `allocs` from the regions' counts, where every region has them (the
+/// benchmark binary counts allocations): each sample's value as for a simulated counter (the
+/// empty body's counts subtracted, the difference of `n` and `2n` iterations over `n`), but
+/// `alloc-peak-bytes`, a largest and not a sum: the larger of the body's two regions' peaks.
+fn alloc_results(samples: &[SimSample], allocs: &[AllocCounter]) -> Vec<CounterResult> {
+    let counted = |s: &SimSample| s.body.iter().chain(&s.empty).all(|r| r.allocs.is_some());
+    if samples.is_empty() || !samples.iter().all(counted) {
+        return Vec::new();
+    }
+    let n = samples.len();
+    allocs
+        .iter()
+        .map(|&a| {
+            let i = AllocCounter::ALL.iter().position(|&x| x == a).unwrap_or(0);
+            let count = |r: &Region| r.allocs.map_or(0, |c| c[i]) as f64;
+            let value = |s: &SimSample| {
+                if a.is_peak() {
+                    count(&s.body[0]).max(count(&s.body[1]))
+                } else {
+                    s.value(count)
+                }
+            };
+            CounterResult {
+                name: a.name().to_owned(),
+                unit: a.unit().to_owned(),
+                source: Source::Allocator,
+                multiplexed: false,
+                per_iteration: samples.iter().map(value).collect(),
+                iterations: samples.iter().map(|s| s.n).collect(),
+                rounds: vec![1; n],
+                overhead: if a.is_peak() {
+                    0.0
+                } else {
+                    count(&samples[0].empty[0])
+                },
+                estimate: None,
+                change: None,
+            }
+        })
+        .collect()
+}
+
 /// A note when the reference run (`name`: a baseline or the previous run) was counted one way
 /// and this run (`simulating` or not) the other: their counters are not compared.
 ///
@@ -569,6 +651,7 @@ mod tests {
             dump,
             iterations,
             pairs: 1,
+            allocs: None,
         };
         let samples = [SimSample {
             n: 10,
@@ -595,5 +678,42 @@ mod tests {
         let e = counter_results(&dir, &samples, &[instructions]).unwrap_err();
         assert!(e.contains("not of \"perfbench-4\""), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn allocation_counts_are_differenced_and_the_peak_is_the_largest() {
+        use perfbench::harness::simulate::Region;
+        // Body: 3 allocations of 48 bytes per iteration, plus one of 16 per region (a constant);
+        // the empty body: one of 16 per region.
+        let region = |dump, n: u64, body: bool| Region {
+            dump,
+            iterations: n,
+            pairs: 1,
+            allocs: Some(if body {
+                [3 * n + 1, 144 * n + 16, 3 * n + 1, 0, 48]
+            } else {
+                [1, 16, 1, 0, 16]
+            }),
+        };
+        let sample = SimSample {
+            n: 8,
+            per_pair: false,
+            body: [region(1, 8, true), region(2, 16, true)],
+            empty: [region(3, 8, false), region(4, 16, false)],
+        };
+        let r = alloc_results(&[sample], &AllocCounter::ALL);
+        let value = |name: &str| r.iter().find(|c| c.name == name).unwrap().per_iteration[0];
+        assert_eq!(value("alloc-count"), 3.0);
+        assert_eq!(value("alloc-bytes"), 144.0);
+        assert_eq!(value("dealloc-count"), 3.0);
+        assert_eq!(value("realloc-count"), 0.0);
+        assert_eq!(value("alloc-peak-bytes"), 48.0);
+        assert!(r.iter().all(|c| c.source == Source::Allocator));
+        // A binary that does not count allocations: no allocation counter.
+        let mut none = sample;
+        none.empty[1].allocs = None;
+        assert!(alloc_results(&[none], &AllocCounter::ALL).is_empty());
+        // Only those asked for.
+        assert_eq!(alloc_results(&[sample], &[AllocCounter::Bytes]).len(), 1);
     }
 }

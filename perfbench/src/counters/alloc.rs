@@ -82,6 +82,19 @@ pub fn set_counting(on: bool) {
     let _ = CELLS.try_with(|c| c.on.set(on));
 }
 
+/// Whether this thread counts ([`set_counting`]).
+///
+/// ```
+/// use perfbench::counters::alloc::{counting, set_counting};
+///
+/// set_counting(true);
+/// assert!(counting());
+/// std::thread::spawn(|| assert!(!counting())).join().unwrap(); // per thread
+/// ```
+pub fn counting() -> bool {
+    CELLS.try_with(|c| c.on.get()).unwrap_or(false)
+}
+
 /// One thread's counts. Plain cells: only their own thread touches them.
 struct Cells {
     /// Whether this thread counts ([`set_counting`]).

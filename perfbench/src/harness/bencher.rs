@@ -322,15 +322,15 @@ impl<T: Harnessed> Body for T {
     }
 
     #[inline(never)]
-    fn run_simulated(&mut self, n: u64) -> u64 {
+    fn run_simulated(&mut self, n: u64) -> (u64, Option<super::simulate::AllocCounts>) {
         // Under Callgrind a bracket costs nothing worth spreading over a batch: one input per
         // bracket, the form whose calibration cancels exactly (see `Body::single`).
         if let Some(b) = self.batching() {
             b.single = true;
         }
-        let mut bracket = SimBracket::default();
+        let mut bracket = SimBracket::new();
         self.measure(n, &mut bracket);
-        bracket.pairs()
+        bracket.totals()
     }
 
     fn per_pair(&self) -> bool {

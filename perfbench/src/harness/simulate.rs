@@ -27,6 +27,7 @@ use std::ffi::CString;
 use std::path::PathBuf;
 
 use super::sampler::{Body, Brackets, Meter};
+use crate::counters::alloc::{self, AllocCounter};
 use crate::counters::callgrind::{self, Dump};
 
 /// About this many instructions per sample's `n` iterations.
@@ -40,23 +41,44 @@ pub const MAX_ITERATIONS: u64 = 1 << 20;
 pub const DUMP_FILE: &str = "cg.out";
 
 /// The bracket of the harness's own bodies under Callgrind: turns collection on at
-/// [`start`](Brackets::start) and off at [`stop`](Brackets::stop), nothing else, so the
-/// collected region holds the body and the request sequences' fixed instructions only.
+/// [`start`](Brackets::start) and off at [`stop`](Brackets::stop), so the collected region
+/// holds the body and the request sequences' fixed instructions only; and, where this thread
+/// counts allocations ([`alloc::counting`]), reads their counts outside the collected region.
 #[derive(Debug, Default)]
 pub(crate) struct SimBracket {
     pairs: u64,
+    /// The allocation counts of the brackets so far (peak: the largest), when counted.
+    allocs: Option<AllocCounts>,
+    begin: alloc::AllocSnapshot,
+    level: u64,
 }
 
+/// A region's allocation counts, in [`AllocCounter::ALL`]'s order: allocations, bytes,
+/// deallocations and reallocations summed over its brackets, and the largest bracket's peak.
+pub type AllocCounts = [u64; 5];
+
 impl SimBracket {
-    /// The start/stop pairs made.
-    pub(crate) fn pairs(&self) -> u64 {
-        self.pairs
+    /// A bracket that reads the allocation counts too where this thread counts them.
+    pub(crate) fn new() -> SimBracket {
+        SimBracket {
+            allocs: alloc::counting().then_some([0; 5]),
+            ..SimBracket::default()
+        }
+    }
+
+    /// The start/stop pairs made, and the allocation counts when counted.
+    pub(crate) fn totals(&self) -> (u64, Option<AllocCounts>) {
+        (self.pairs, self.allocs)
     }
 }
 
 impl Brackets for SimBracket {
     #[inline(always)]
     fn start(&mut self) {
+        if self.allocs.is_some() {
+            self.begin = alloc::snapshot();
+            self.level = alloc::reset_peak();
+        }
         callgrind::toggle_collect();
     }
 
@@ -64,6 +86,19 @@ impl Brackets for SimBracket {
     fn stop(&mut self) {
         callgrind::toggle_collect();
         self.pairs += 1;
+        if let Some(acc) = self.allocs.as_mut() {
+            let now = alloc::snapshot();
+            for (counter, acc) in AllocCounter::ALL.iter().zip(acc.iter_mut()) {
+                if counter.is_peak() {
+                    let peak = (now.peak.wrapping_sub(self.level) as i64).max(0) as u64;
+                    *acc = (*acc).max(peak);
+                } else {
+                    let d = alloc::value(*counter, &now)
+                        .wrapping_sub(alloc::value(*counter, &self.begin));
+                    *acc = acc.wrapping_add(d);
+                }
+            }
+        }
     }
 }
 
@@ -81,6 +116,9 @@ pub struct Region {
     pub iterations: u64,
     /// Start/stop pairs the body made.
     pub pairs: u64,
+    /// The allocation counts of its brackets ([`AllocCounts`]), where the benchmark binary
+    /// counts allocations.
+    pub allocs: Option<AllocCounts>,
 }
 
 /// One simulated sample: the body and the empty body, each with `n` and `2n` iterations.
@@ -108,7 +146,7 @@ impl SimSample {
     /// ```
     /// use perfbench::harness::simulate::{Region, SimSample};
     ///
-    /// let region = |dump, iterations| Region { dump, iterations, pairs: 1 };
+    /// let region = |dump, iterations| Region { dump, iterations, pairs: 1, allocs: None };
     /// let sample = SimSample {
     ///     n: 100,
     ///     per_pair: false,
@@ -217,11 +255,12 @@ impl Simulation {
 
     /// Runs `body` for `n` iterations with collection on inside its brackets, and dumps.
     fn region(&mut self, body: &mut dyn Body, n: u64) -> Result<Region, String> {
-        let pairs = body.run_simulated(n);
+        let (pairs, allocs) = body.run_simulated(n);
         Ok(Region {
             dump: self.dump()?,
             iterations: n,
             pairs,
+            allocs,
         })
     }
 
@@ -276,6 +315,7 @@ mod tests {
             dump,
             iterations,
             pairs,
+            allocs: None,
         }
     }
 

@@ -9,7 +9,7 @@ use crate::harness::raw::Outcome;
 use crate::harness::simulate::{Region, SimSample};
 
 /// The version of the child's result.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// The child's account of its run, next to its dumps.
 pub const FILE: &str = "result.json";
@@ -30,11 +30,16 @@ pub struct Result {
 impl Result {
     /// The file's text: `{"perfbench_sim": 1, "outcome": ..., "error": ..., "throughput":
     /// ..., "samples": [{"n": N, "per_pair": B, "body": [REGION, REGION], "empty": [REGION,
-    /// REGION]}, ...]}`, each region `{"dump": D, "iterations": N, "pairs": P}`.
+    /// REGION]}, ...]}`, each region `{"dump": D, "iterations": N, "pairs": P, "allocs":
+    /// [ALLOCS, BYTES, DEALLOCS, REALLOCS, PEAK] or null}`.
     pub fn encode(&self) -> String {
         let region = |r: &Region| {
+            let allocs = match r.allocs {
+                Some([a, b, d, r, p]) => format!("[{a},{b},{d},{r},{p}]"),
+                None => "null".to_owned(),
+            };
             format!(
-                "{{\"dump\":{},\"iterations\":{},\"pairs\":{}}}",
+                "{{\"dump\":{},\"iterations\":{},\"pairs\":{},\"allocs\":{allocs}}}",
                 r.dump, r.iterations, r.pairs
             )
         };

@@ -42,6 +42,9 @@ pub fn child(suite: &str, dir: &Path, args: &Args) -> ExitCode {
         return ExitCode::from(2);
     };
     let rounds = args.rounds.unwrap_or(DEFAULT_ROUNDS);
+    // Where the suite installs perfbench's counting allocator, the regions carry its counts
+    // (this turns counting on for this thread, the one that measures).
+    crate::counters::alloc::installed();
     let mut throughput = None;
     let mut simulated = None;
     let missing = for_each_body(std::slice::from_ref(p), &mut |_, body| {

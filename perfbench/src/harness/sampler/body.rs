@@ -19,13 +19,14 @@ pub(crate) trait Body {
     fn run(&mut self, n: u64, meter: &mut Meter<'_>);
 
     /// Runs `n` iterations under Callgrind, the brackets turning collection on and off; returns
-    /// the start/stop pairs made. By default through a simulating [`Meter`] (`iter_custom`'s
-    /// user code takes a `Meter`); the harness's own bodies use the branch-free
-    /// [`SimBracket`](crate::harness::simulate::SimBracket).
-    fn run_simulated(&mut self, n: u64) -> u64 {
+    /// the start/stop pairs made and, where allocations are counted, their counts. By default
+    /// through a simulating [`Meter`] (`iter_custom`'s user code takes a `Meter`), which counts
+    /// no allocations; the harness's own bodies use
+    /// [`SimBracket`](crate::harness::simulate::SimBracket), which does.
+    fn run_simulated(&mut self, n: u64) -> (u64, Option<crate::harness::simulate::AllocCounts>) {
         let mut meter = Meter::simulating();
         self.run(n, &mut meter);
-        meter.pairs()
+        (meter.pairs(), None)
     }
 
     /// `true` for a calibration body that brackets once whatever `n` is: its overhead is per

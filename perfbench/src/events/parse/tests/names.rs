@@ -302,6 +302,8 @@ pub(super) fn known_names_cover_every_kind() {
         "faults",
         "dummy",
         "wall-time",
+        "alloc-count",
+        "alloc-peak-bytes",
         "cpu_core/instructions/",
         "cpu_atom/topdown-retiring/",
     ] {
@@ -315,6 +317,7 @@ pub(super) fn known_names_cover_every_kind() {
     for name in &names {
         assert!(parse(name, &sysfs).is_ok(), "{name}");
     }
-    // Hardware names, 32 cache names, software names, wall-time, 9 sysfs events.
-    assert_eq!(names.len(), 14 + 32 + 15 + 1 + 9);
+    // Hardware names, 32 cache names, software names, wall-time, the 5 allocation counters,
+    // 9 sysfs events.
+    assert_eq!(names.len(), 14 + 32 + 15 + 1 + 5 + 9);
 }
