@@ -4,8 +4,8 @@
 //! criterion's feature names that suites enable), and whose bench files are
 //! `tests/fixtures/criterion/*.rs`, copied as they are:
 //! - `api.rs`: every item of criterion's API that real suites use (builder methods, groups,
-//!   every `BatchSize`, `iter_custom`, a custom `Measurement`, a `Profiler`, both forms of
-//!   `criterion_group!`); `api_03.rs`: criterion 0.3's deprecated forms (`Benchmark`,
+//!   every `BatchSize`, `iter_custom`, `to_async` on the futures and tokio executors, a custom
+//!   `Measurement`, a `Profiler`, both forms of `criterion_group!`); `api_03.rs`: criterion 0.3's deprecated forms (`Benchmark`,
 //!   `ParameterizedBenchmark`, `Fun`, `bench_function_over_inputs`, `bench_functions`);
 //! - `real_*.rs`: bench files of published crates, byte for byte (fancy-regex, halfbrown with
 //!   48 benchmarks, base64 with 88, tracing-subscriber, tracing's `empty_span` with the module
@@ -67,6 +67,10 @@ const API_IDS: &[&str] = &[
     "batched/large_drop",
     "batched/custom",
     "generic/cube",
+    "async/futures",
+    "async/tokio",
+    "async/batched",
+    "async/custom",
     "ticks",
 ];
 
@@ -150,12 +154,15 @@ fn demo() -> &'static Demo {
              autobenches = false\n\n[dev-dependencies]\n\
              # The one line a criterion suite changes, with features criterion suites enable.\n\
              criterion = {{ package = \"perfbench-criterion\", path = {:?}, \
-             features = [\"html_reports\", \"cargo_bench_support\", \"profile\"] }}\n{REAL_DEPENDENCIES}",
+             features = [\"html_reports\", \"cargo_bench_support\", \"profile\", \
+             \"async_futures\", \"async_tokio\"] }}\n\
+             tokio = {{ version = \"1\", default-features = false, features = [\"rt\"] }}\n\
+             {REAL_DEPENDENCIES}",
             shim.display().to_string()
         );
         // Modules the bench files declare (`mod shared;`), beside them.
-        for module in fs::read_dir(Path::new(WORKSPACE).join("tests/fixtures/criterion/modules"))
-            .unwrap()
+        for module in
+            fs::read_dir(Path::new(WORKSPACE).join("tests/fixtures/criterion/modules")).unwrap()
         {
             let path = module.unwrap().path();
             let text = fs::read_to_string(&path).unwrap();

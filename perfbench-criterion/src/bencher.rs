@@ -9,7 +9,7 @@ use crate::BatchSize;
 /// What a benchmark's closure gets: calls one of its `iter*` methods once, which perfbench
 /// measures (counters around batches of calls, rounds, the verdict).
 pub struct Bencher<'a, M = WallTime> {
-    inner: &'a mut perfbench::Bencher,
+    pub(crate) inner: &'a mut perfbench::Bencher,
     measurement: PhantomData<M>,
 }
 

@@ -54,6 +54,8 @@
 //! a measurement.
 
 mod args;
+mod async_bencher;
+pub mod async_executor;
 mod bencher;
 mod benchmark;
 mod criterion;
@@ -63,6 +65,7 @@ pub mod measurement;
 pub mod profiler;
 mod settings;
 
+pub use async_bencher::AsyncBencher;
 pub use bencher::Bencher;
 #[allow(deprecated)]
 pub use benchmark::{Benchmark, BenchmarkDefinition, Fun, ParameterizedBenchmark};

@@ -64,6 +64,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         &func.sig,
         options.args_key.as_ref(),
         options.types_key.as_ref(),
+        options.executor_key.as_ref(),
         &mut errors,
     );
     if errors.is_empty() {
@@ -175,7 +176,11 @@ fn register(func: &ItemFn, options: &Options, shape: &Shape) -> TokenStream {
     let run_bodies: Vec<TokenStream> = callees
         .iter()
         .map(|(run, callee)| {
-            let call = Callee { run, callee };
+            let call = Callee {
+                run,
+                callee,
+                executor: options.executor.as_ref(),
+            };
             match &options.args_expr {
                 Some(expr) => run_body_expr(call, shape, expr, &name, &krate, per_arg.as_ref()),
                 None => run_body(call, shape, args, &name, &krate, per_arg.as_ref()),
@@ -309,12 +314,25 @@ fn copy_check() -> TokenStream {
 struct Callee<'a> {
     run: &'a Ident,
     callee: &'a TokenStream,
+    /// `executor = EXPR` of an `async fn`: its futures are awaited through
+    /// `bencher.to_async(EXPR)`.
+    executor: Option<&'a Expr>,
+}
+
+impl Callee<'_> {
+    /// What the measuring call goes through: the bencher, or its `to_async(executor)`.
+    fn driver(&self, bencher: &Ident) -> TokenStream {
+        match self.executor {
+            Some(executor) => quote!(#bencher.to_async(#executor)),
+            None => quote!(#bencher),
+        }
+    }
 }
 
 /// `fn __perfbench_run(bencher: &mut Bencher, arg: usize)`: calls the function for argument
 /// number `arg`.
 fn run_body(
-    Callee { run, callee: ident }: Callee<'_>,
+    call: Callee<'_>,
     shape: &Shape,
     args: &[Expr],
     name: &LitStr,
@@ -324,6 +342,7 @@ fn run_body(
     // Mixed-site hygiene: the generated locals can't clash with names in the user's `args`.
     let bencher = Ident::new("bencher", Span::mixed_site());
     let index = Ident::new("arg", Span::mixed_site());
+    let (run, ident, driver) = (call.run, call.callee, call.driver(&bencher));
     let indices = 0..args.len();
     let count = args.len();
     let out_of_range = quote! {
@@ -334,7 +353,7 @@ fn run_body(
     let body = match shape {
         Shape::Plain => quote! {
             let _ = #index;
-            #bencher.iter(|| #ident())
+            #driver.iter(|| #ident())
         },
         Shape::Bencher => quote! {
             let _ = #index;
@@ -376,7 +395,7 @@ fn run_body(
                         let #value = #args;
                         #assert_copy
                         #set
-                        #bencher.iter(move || #ident(#krate::black_box(#value)))
+                        #driver.iter(move || #ident(#krate::black_box(#value)))
                     })*
                     #out_of_range
                 }
@@ -394,7 +413,7 @@ fn run_body(
 /// number `arg` of the expression (evaluated anew, outside the measurement) and calls the
 /// function with it.
 fn run_body_expr(
-    Callee { run, callee: ident }: Callee<'_>,
+    call: Callee<'_>,
     shape: &Shape,
     expr: &Expr,
     name: &LitStr,
@@ -404,6 +423,7 @@ fn run_body_expr(
     let bencher = Ident::new("bencher", Span::mixed_site());
     let index = Ident::new("arg", Span::mixed_site());
     let value = Ident::new("__perfbench_value", Span::mixed_site());
+    let (run, ident, driver) = (call.run, call.callee, call.driver(&bencher));
     let take = quote! {
         let #value = match ::core::iter::Iterator::nth(
             &mut ::core::iter::IntoIterator::into_iter(#expr),
@@ -422,7 +442,7 @@ fn run_body_expr(
             quote! {
                 #copy_check
                 #assert_copy
-                #bencher.iter(move || #ident(#krate::black_box(#value)))
+                #driver.iter(move || #ident(#krate::black_box(#value)))
             }
         }
         // `classify` reported `args` without a parameter; nothing more to say here.

@@ -66,8 +66,9 @@ mod signature;
 ///
 /// # Functions
 ///
-/// A benchmark function is a free function (not a method), neither `async` nor `unsafe`, and
-/// generic only over one type parameter that [`types`](#types) fills, of one of these shapes:
+/// A benchmark function is a free function (not a method), not `unsafe`, `async` only with an
+/// [`executor`](#executor), and generic only over one type parameter that [`types`](#types)
+/// fills, of one of these shapes:
 ///
 /// | signature | measured as |
 /// | --- | --- |
@@ -76,6 +77,7 @@ mod signature;
 /// | `fn f(b: &mut Bencher, n: T)` with `args` | `f(b, value)` for each value |
 /// | `fn f(n: T) [-> U]` with `args` | `b.iter(\|\| f(black_box(value)))` for each value; `T` must be `Copy` |
 /// | any of these with a type parameter, `fn f<T>(...)`, with `types` | the same with `f::<Type>`, for each type |
+/// | `async fn f()`, `async fn f(n: T)` with `args`, with `executor = EXPR` | `b.to_async(EXPR).iter(\|\| f(..))`: each future awaited on the executor |
 ///
 /// A function that takes the `Bencher` returns nothing: return the value from the closure
 /// given to `b.iter` instead. Lifetime parameters are fine; `#[cfg(..)]` on the function applies
@@ -299,6 +301,31 @@ mod signature;
 /// fn parse(b: &mut Bencher) {
 ///     b.iter(|| "12345".parse::<u64>());
 /// }
+/// ```
+///
+/// ## `executor`
+///
+/// What an `async fn` benchmark's futures are awaited on: any expression whose value is a
+/// `perfbench::harness::executor::AsyncExecutor`, evaluated each time the benchmark runs
+/// (outside the measurement): a tokio `Runtime` (feature `tokio`), `SmolExecutor` (feature
+/// `smol`), `FuturesExecutor` (feature `futures`), or an executor of your own. An expression
+/// rather than a fixed list of names: the runtime is configured as the benchmark needs
+/// (current-thread or multi-thread, its worker count, its drivers), and no executor crate is
+/// compiled that the suite does not name.
+///
+/// ```
+/// use perfbench::harness::executor::FuturesExecutor;
+/// use perfbench::perfbench;
+///
+/// async fn checksum(n: u64) -> u64 {
+///     (0..n).map(|i| i * 7).sum()
+/// }
+///
+/// #[perfbench(executor = FuturesExecutor, args = [64, 4096])]
+/// async fn checksum_async(n: u64) -> u64 {
+///     checksum(n).await
+/// }
+/// # fn main() {}
 /// ```
 ///
 /// ## `ignore`

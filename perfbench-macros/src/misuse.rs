@@ -9,7 +9,7 @@
 //! ```compile_fail
 //! use perfbench::perfbench;
 //!
-//! #[perfbench(sample_szie = 10)] // error: unknown option `sample_szie`; the options are: args, types, name, group, counters, sample_size, warm_up_time, measurement_time, throughput, thresholds, ignore, crate
+//! #[perfbench(sample_szie = 10)] // error: unknown option `sample_szie`; the options are: args, types, name, group, counters, sample_size, warm_up_time, measurement_time, throughput, thresholds, executor, ignore, crate
 //! fn f() {}
 //! # fn main() {}
 //! ```
@@ -28,7 +28,7 @@
 //! use perfbench::perfbench;
 //!
 //! #[perfbench(sample_size = "x", bogus)] // error: `sample_size` takes a whole number
-//! async fn f() {} // error: a benchmark can't be `async`
+//! async fn f() {} // error: an `async fn` benchmark needs an executor to await it on
 //! # fn main() {}
 //! ```
 //! (and ``unknown option `bogus` `` on the first line).
@@ -410,7 +410,8 @@
 //! # fn main() {}
 //! ```
 //!
-//! Generic without `types`, `async`, `unsafe`, methods:
+//! Generic without `types`, `async` without an executor (or with a bencher), an executor for a
+//! plain `fn`, `unsafe`, methods:
 //! ```compile_fail
 //! use perfbench::perfbench;
 //!
@@ -436,7 +437,21 @@
 //! use perfbench::perfbench;
 //!
 //! #[perfbench]
-//! async fn f() {} // error: a benchmark can't be `async`
+//! async fn f() {} // error: an `async fn` benchmark needs an executor to await it on
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::{perfbench, Bencher};
+//!
+//! #[perfbench(executor = perfbench::harness::executor::FuturesExecutor)]
+//! async fn f(b: &mut Bencher) {} // error: an `async fn` benchmark takes no `&mut Bencher`
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(executor = perfbench::harness::executor::FuturesExecutor)] // error: `executor` is for an `async fn` benchmark
+//! fn f() {}
 //! # fn main() {}
 //! ```
 //! ```compile_fail

@@ -28,6 +28,7 @@ pub(crate) const KNOWN: &[&str] = &[
     "measurement_time",
     "throughput",
     "thresholds",
+    "executor",
     "ignore",
     "crate",
 ];
@@ -61,6 +62,10 @@ pub(crate) struct Options {
     pub ignore: bool,
     /// `crate = path`: where the `perfbench` crate is, for a renamed dependency.
     pub krate: Option<Path>,
+    /// `executor = EXPR`: what an `async fn` benchmark's futures are awaited on.
+    pub executor: Option<Expr>,
+    /// The `executor` key, when given, for the signature checks.
+    pub executor_key: Option<Ident>,
 }
 
 /// One `key`, `key = value` or `key(...)` as written.
@@ -167,6 +172,9 @@ impl Options {
             if key == "types" {
                 options.types_key = Some(option.key.clone());
             }
+            if key == "executor" {
+                options.executor_key = Some(option.key.clone());
+            }
             if let Err(e) = options.set(&key, option) {
                 errors.push(e);
             }
@@ -239,6 +247,7 @@ impl Options {
             "measurement_time" => self.measurement_time = Some(seconds(key, value, true)?),
             "throughput" => self.throughput = Some(throughput(value)?),
             "thresholds" => self.thresholds = Some(thresholds(value)?),
+            "executor" => self.executor = Some(value),
             _ => unreachable!("every known option is handled"),
         }
         Ok(())

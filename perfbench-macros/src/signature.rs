@@ -23,15 +23,24 @@ pub(crate) fn classify(
     sig: &Signature,
     args: Option<&Ident>,
     types: Option<&Ident>,
+    executor: Option<&Ident>,
     errors: &mut Errors,
 ) -> Shape {
     let name = &sig.ident;
-    if let Some(token) = &sig.asyncness {
-        errors.push(syn::Error::new_spanned(
+    match (&sig.asyncness, executor) {
+        (Some(token), None) => errors.push(syn::Error::new_spanned(
             token,
-            "a benchmark can't be `async`: make it a plain `fn` and drive the future inside it \
-             (`b.iter(|| runtime.block_on(work()))`)",
-        ));
+            "an `async fn` benchmark needs an executor to await it on: \
+             `#[perfbench(executor = EXPR)]`, such as a tokio `Runtime` \
+             (`executor = tokio::runtime::Runtime::new().unwrap()`), \
+             `perfbench::harness::executor::SmolExecutor` or `FuturesExecutor`",
+        )),
+        (None, Some(key)) => errors.push(syn::Error::new_spanned(
+            key,
+            "`executor` is for an `async fn` benchmark: make the function `async`, or leave \
+             the option out",
+        )),
+        _ => {}
     }
     if let Safety::Unsafe(token) = &sig.safety {
         errors.push(syn::Error::new_spanned(
@@ -146,6 +155,14 @@ pub(crate) fn classify(
         }
     };
 
+    if let (Shape::Bencher | Shape::BencherArg, Some(token)) = (&shape, &sig.asyncness) {
+        errors.push(syn::Error::new_spanned(
+            token,
+            "an `async fn` benchmark takes no `&mut Bencher`: the attribute awaits it on its \
+             `executor`; to drive the bencher yourself, make it a plain `fn` and call \
+             `b.to_async(executor).iter(|| async { ... })`",
+        ));
+    }
     if let (Shape::Bencher | Shape::BencherArg, ReturnType::Type(_, ty)) = (&shape, &sig.output) {
         errors.push(syn::Error::new_spanned(
             ty,

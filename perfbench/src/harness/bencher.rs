@@ -86,6 +86,21 @@ impl Bencher {
         }
     }
 
+    /// Measures `body`, calibrated by `empty` (or, in `--test` mode, runs `smoke` on `body`
+    /// once): what every `iter*` method does, for the bodies of other modules.
+    pub(super) fn drive<B: Body>(
+        &mut self,
+        body: &mut B,
+        empty: &mut dyn Body,
+        smoke: impl FnOnce(&mut B),
+    ) {
+        self.calls += 1;
+        match &mut self.mode {
+            Mode::Smoke => smoke(body),
+            Mode::Measure(sampler) => sampler.run(body, empty),
+        }
+    }
+
     /// How many `iter*` calls the benchmark made (exactly one is expected).
     #[doc(hidden)]
     pub fn iterations_run(&self) -> u64 {
@@ -300,7 +315,7 @@ struct Loop<R>(R);
 
 /// The harness's own bodies: one measuring loop, generic over the bracket, compiled once for
 /// the [`Meter`] and once for the simulated bracket ([`SimBracket`]).
-trait Harnessed {
+pub(super) trait Harnessed {
     /// Runs `n` iterations inside `meter`'s brackets.
     fn measure(&mut self, n: u64, meter: &mut impl Brackets);
 
@@ -422,7 +437,7 @@ impl BatchSize {
 
 /// A batched body's batch size: the user's choice, and `Auto`'s once planned.
 #[derive(Clone, Copy, Debug)]
-struct Batching {
+pub(super) struct Batching {
     size: BatchSize,
     /// `Auto`'s batch (1 until the warm-up planned it).
     planned: u64,
@@ -432,7 +447,7 @@ struct Batching {
 }
 
 impl Batching {
-    fn new(size: BatchSize) -> Batching {
+    pub(super) fn new(size: BatchSize) -> Batching {
         Batching {
             size,
             planned: 1,
@@ -441,7 +456,7 @@ impl Batching {
     }
 
     /// Inputs per bracket in a run of `n` iterations.
-    fn batch(&self, n: u64) -> u64 {
+    pub(super) fn batch(&self, n: u64) -> u64 {
         if self.single {
             return 1;
         }

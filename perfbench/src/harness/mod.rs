@@ -10,6 +10,7 @@
 pub mod affinity;
 pub mod bencher;
 pub mod entry;
+pub mod executor;
 pub mod raw;
 pub mod sampler;
 pub mod simulate;
