@@ -168,6 +168,9 @@ fn simulated_counts_are_exact_and_the_same_every_run() {
         assert_exact(r, &id, "branches", 0.0);
         assert_exact(r, &id, "alloc-count", 0.0);
     }
+    // A threaded body: the threads' counts summed.
+    assert_exact(r, "sim-fixture/threaded/1", "instructions", 37.0);
+    assert_exact(r, "sim-fixture/threaded/2", "instructions", 74.0);
     // The allocation counters under Callgrind: three allocations of 48 bytes, freed at once.
     for (name, want) in [
         ("alloc-count", 3.0),

@@ -64,7 +64,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         &func.sig,
         options.args_key.as_ref(),
         options.types_key.as_ref(),
-        options.executor_key.as_ref(),
+        (options.executor_key.as_ref(), options.threads_key.as_ref()),
         &mut errors,
     );
     if errors.is_empty() {
@@ -121,7 +121,20 @@ fn register(func: &ItemFn, options: &Options, shape: &Shape) -> TokenStream {
         Some(group) => quote!(::core::option::Option::Some(#group)),
         None => quote!(::core::option::Option::None),
     };
-    let args: &[Expr] = options.args.as_deref().unwrap_or_default();
+    // `threads = [...]`: one benchmark per thread count, named by it, as `args` would be.
+    let thread_args: Vec<Expr> = options
+        .threads
+        .iter()
+        .flatten()
+        .map(|&n| {
+            let n = proc_macro2::Literal::usize_unsuffixed(n);
+            syn::parse_quote!(#n)
+        })
+        .collect();
+    let args: &[Expr] = match &options.threads {
+        Some(_) => &thread_args,
+        None => options.args.as_deref().unwrap_or_default(),
+    };
     let arg_names = args.iter().map(arg_name);
     let arg_list = match &options.args_expr {
         Some(expr) => {
@@ -180,6 +193,7 @@ fn register(func: &ItemFn, options: &Options, shape: &Shape) -> TokenStream {
                 run,
                 callee,
                 executor: options.executor.as_ref(),
+                threaded: options.threads.is_some(),
             };
             match &options.args_expr {
                 Some(expr) => run_body_expr(call, shape, expr, &name, &krate, per_arg.as_ref()),
@@ -317,6 +331,8 @@ struct Callee<'a> {
     /// `executor = EXPR` of an `async fn`: its futures are awaited through
     /// `bencher.to_async(EXPR)`.
     executor: Option<&'a Expr>,
+    /// `threads = [...]`: the args are thread counts, each measured with `iter_threads`.
+    threaded: bool,
 }
 
 impl Callee<'_> {
@@ -351,6 +367,12 @@ fn run_body(
         ),
     };
     let body = match shape {
+        Shape::Plain if call.threaded => quote! {
+            match #index {
+                #(#indices => #bencher.iter_threads(#args, || #ident()),)*
+                #out_of_range
+            }
+        },
         Shape::Plain => quote! {
             let _ = #index;
             #driver.iter(|| #ident())

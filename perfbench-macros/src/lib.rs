@@ -77,6 +77,7 @@ mod signature;
 /// | `fn f(b: &mut Bencher, n: T)` with `args` | `f(b, value)` for each value |
 /// | `fn f(n: T) [-> U]` with `args` | `b.iter(\|\| f(black_box(value)))` for each value; `T` must be `Copy` |
 /// | any of these with a type parameter, `fn f<T>(...)`, with `types` | the same with `f::<Type>`, for each type |
+/// | `fn f() [-> T]` with `threads = [...]` | `b.iter_threads(n, \|\| f())` for each thread count `n` |
 /// | `async fn f()`, `async fn f(n: T)` with `args`, with `executor = EXPR` | `b.to_async(EXPR).iter(\|\| f(..))`: each future awaited on the executor |
 ///
 /// A function that takes the `Bencher` returns nothing: return the value from the closure
@@ -301,6 +302,27 @@ mod signature;
 /// fn parse(b: &mut Bencher) {
 ///     b.iter(|| "12345".parse::<u64>());
 /// }
+/// ```
+///
+/// ## `threads`
+///
+/// Runs the function on N threads at once for every sample, for each N listed: one benchmark
+/// per count, its id ending in the count (`contended/4`); `0` is the machine's available
+/// parallelism. Each counter is per iteration summed over the threads, and `wall-time` is one
+/// thread's time per call while the others run too (divan's `threads`). For a function without
+/// parameters; a body that takes the bencher calls `b.iter_threads(n, || ...)` itself.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use perfbench::perfbench;
+///
+/// static HITS: AtomicU64 = AtomicU64::new(0);
+///
+/// #[perfbench(threads = [1, 2, 4, 0])]
+/// fn contended() -> u64 {
+///     HITS.fetch_add(1, Ordering::Relaxed)
+/// }
+/// # fn main() {}
 /// ```
 ///
 /// ## `executor`

@@ -9,7 +9,7 @@
 //! ```compile_fail
 //! use perfbench::perfbench;
 //!
-//! #[perfbench(sample_szie = 10)] // error: unknown option `sample_szie`; the options are: args, types, name, group, counters, sample_size, warm_up_time, measurement_time, throughput, thresholds, executor, ignore, crate
+//! #[perfbench(sample_szie = 10)] // error: unknown option `sample_szie`; the options are: args, types, name, group, counters, sample_size, warm_up_time, measurement_time, throughput, thresholds, threads, executor, ignore, crate
 //! fn f() {}
 //! # fn main() {}
 //! ```
@@ -407,6 +407,29 @@
 //!
 //! #[perfbench(args = [String::from("x")])]
 //! fn f(s: String) -> usize { s.len() } // error[E0277]: a benchmark argument without a `&mut Bencher` must be `Copy`; `String` is not
+//! # fn main() {}
+//! ```
+//!
+//! `threads` that are not counts, or on a function with parameters:
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(threads = [1, "two"])] // error: `"two"` is not a thread count
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(threads = 4)] // error: `threads` takes a list of thread counts
+//! fn f() {}
+//! # fn main() {}
+//! ```
+//! ```compile_fail
+//! use perfbench::perfbench;
+//!
+//! #[perfbench(threads = [1, 2], args = [8])] // error: `threads` runs a function without parameters on N threads; with `args`
+//! fn f(n: u64) -> u64 { n }
 //! # fn main() {}
 //! ```
 //!

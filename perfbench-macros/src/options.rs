@@ -28,6 +28,7 @@ pub(crate) const KNOWN: &[&str] = &[
     "measurement_time",
     "throughput",
     "thresholds",
+    "threads",
     "executor",
     "ignore",
     "crate",
@@ -64,6 +65,10 @@ pub(crate) struct Options {
     pub krate: Option<Path>,
     /// `executor = EXPR`: what an `async fn` benchmark's futures are awaited on.
     pub executor: Option<Expr>,
+    /// `threads = [1, 2, 4, 0]`: the thread counts, one benchmark each.
+    pub threads: Option<Vec<usize>>,
+    /// The `threads` key, when given, for the signature checks.
+    pub threads_key: Option<Ident>,
     /// The `executor` key, when given, for the signature checks.
     pub executor_key: Option<Ident>,
 }
@@ -175,6 +180,9 @@ impl Options {
             if key == "executor" {
                 options.executor_key = Some(option.key.clone());
             }
+            if key == "threads" {
+                options.threads_key = Some(option.key.clone());
+            }
             if let Err(e) = options.set(&key, option) {
                 errors.push(e);
             }
@@ -248,6 +256,7 @@ impl Options {
             "throughput" => self.throughput = Some(throughput(value)?),
             "thresholds" => self.thresholds = Some(thresholds(value)?),
             "executor" => self.executor = Some(value),
+            "threads" => self.threads = Some(threads(value)?),
             _ => unreachable!("every known option is handled"),
         }
         Ok(())
@@ -407,6 +416,50 @@ fn thresholds(value: Expr) -> syn::Result<Vec<(LitStr, f64)>> {
 }
 
 /// `sample_size = N`: a literal is checked here; any other expression must be a `u32` constant.
+const THREADS_USAGE: &str =
+    "`threads` takes a list of thread counts: `threads = [1, 2, 4, 0]` (0: the machine's available parallelism)";
+
+/// `threads = [1, 2, 4, 0]`: whole numbers, each once.
+fn threads(value: Expr) -> syn::Result<Vec<usize>> {
+    let Expr::Array(array) = value else {
+        return Err(syn::Error::new_spanned(value, THREADS_USAGE));
+    };
+    if array.elems.is_empty() {
+        return Err(syn::Error::new_spanned(
+            array,
+            "`threads` is empty: give at least one thread count, or leave the option out",
+        ));
+    }
+    let mut out = Vec::new();
+    for elem in &array.elems {
+        let n = match elem {
+            Expr::Lit(ExprLit {
+                lit: Lit::Int(int), ..
+            }) => int.base10_parse::<usize>().ok(),
+            _ => None,
+        };
+        match n {
+            Some(n) if out.contains(&n) => {
+                return Err(syn::Error::new_spanned(
+                    elem,
+                    format!("thread count {n} is listed twice"),
+                ))
+            }
+            Some(n) => out.push(n),
+            None => {
+                return Err(syn::Error::new_spanned(
+                    elem,
+                    format!(
+                        "`{}` is not a thread count: {THREADS_USAGE}",
+                        elem.to_token_stream()
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn sample_size(value: Expr) -> syn::Result<TokenStream> {
     match &value {
         Expr::Lit(ExprLit {

@@ -23,7 +23,7 @@ pub(crate) fn classify(
     sig: &Signature,
     args: Option<&Ident>,
     types: Option<&Ident>,
-    executor: Option<&Ident>,
+    (executor, threads): (Option<&Ident>, Option<&Ident>),
     errors: &mut Errors,
 ) -> Shape {
     let name = &sig.ident;
@@ -155,6 +155,26 @@ pub(crate) fn classify(
         }
     };
 
+    if let Some(key) = threads {
+        let why = if args.is_some() {
+            Some("`args`")
+        } else if sig.asyncness.is_some() {
+            Some("an `async fn`")
+        } else if !matches!(shape, Shape::Plain) {
+            Some("a `&mut Bencher`")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            errors.push(syn::Error::new_spanned(
+                key,
+                format!(
+                    "`threads` runs a function without parameters on N threads; with {why}, \
+                     call `b.iter_threads(n, || ...)` in a body that takes the bencher"
+                ),
+            ));
+        }
+    }
     if let (Shape::Bencher | Shape::BencherArg, Some(token)) = (&shape, &sig.asyncness) {
         errors.push(syn::Error::new_spanned(
             token,

@@ -101,6 +101,13 @@ impl Bencher {
         }
     }
 
+    /// Says `note` about the benchmark where it is measured (once, in its first round).
+    pub(super) fn note_once(&mut self, note: String) {
+        if let Mode::Measure(sampler) = &mut self.mode {
+            sampler.note_once(note);
+        }
+    }
+
     /// How many `iter*` calls the benchmark made (exactly one is expected).
     #[doc(hidden)]
     pub fn iterations_run(&self) -> u64 {

@@ -14,6 +14,7 @@ pub mod executor;
 pub mod raw;
 pub mod sampler;
 pub mod simulate;
+pub mod threads;
 
 pub use bencher::{BatchSize, Bencher, Meter};
 pub use entry::{Entry, Options, Throughput};

@@ -58,6 +58,10 @@ pub struct Meter<'a> {
     /// Per allocation counter: the sum of the brackets' differences, or for
     /// `alloc-peak-bytes` the largest bracket's peak.
     pub(super) alloc_acc: Vec<u64>,
+    /// A threaded body's other threads' totals for the sample ([`Meter::add_thread`]), per
+    /// column, and how many threads ran it (wall time is their mean).
+    pub(super) others: Vec<f64>,
+    pub(super) threads: u32,
 }
 
 impl fmt::Debug for Meter<'_> {
@@ -100,8 +104,74 @@ impl<'a> Meter<'a> {
             alloc_begin: AllocSnapshot::default(),
             alloc_level: 0,
             alloc_acc: Vec::new(),
+            others: Vec::new(),
+            threads: 1,
             groups,
         }
+    }
+
+    /// What a thread of a threaded body opens to measure alongside this meter's: the events
+    /// of its groups, whether wall time is read, and the allocation counters. `None` under
+    /// Callgrind or with a profile's gate, where this meter's brackets take every thread's
+    /// work (Callgrind collects the whole process) and the other threads read nothing.
+    pub(crate) fn thread_setup(&self) -> Option<ThreadSetup> {
+        if self.is_special() {
+            return None;
+        }
+        let events = self
+            .groups
+            .iter()
+            .flat_map(|g| g.events().iter().cloned())
+            .collect();
+        Some(ThreadSetup {
+            events,
+            wall: self.wall,
+            allocs: self.allocs.clone(),
+        })
+    }
+
+    /// A meter over `groups` laid out as `setup` says: another thread's share of a threaded
+    /// body.
+    pub(crate) fn for_thread(groups: &'a mut [Group], setup: &ThreadSetup) -> Meter<'a> {
+        let meter = Meter::new(groups, setup.wall);
+        if setup.allocs.is_empty() {
+            meter
+        } else {
+            meter.counting_allocs(&setup.allocs)
+        }
+    }
+
+    /// Starts a sample of this meter alone (its totals: [`Meter::thread_totals`]).
+    pub(crate) fn begin_sample(&mut self) {
+        self.clear();
+    }
+
+    /// The sample's totals of this meter alone, for `n` iterations, as [`Meter::totals`] gives
+    /// them; an error of its reads is returned.
+    pub(crate) fn thread_totals(&mut self, n: u64) -> Result<Vec<f64>, CounterError> {
+        let (values, _) = self.totals(n);
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(values),
+        }
+    }
+
+    /// Adds another thread's totals of the same sample (laid out as this meter's columns):
+    /// counts are summed over the threads, wall time is their mean, `alloc-peak-bytes` their
+    /// sum (the most the threads could hold at once).
+    pub(crate) fn add_thread(&mut self, totals: &[f64]) {
+        if self.others.len() < totals.len() {
+            self.others.resize(totals.len(), 0.0);
+        }
+        for (o, t) in self.others.iter_mut().zip(totals) {
+            *o += t;
+        }
+        self.threads += 1;
+    }
+
+    /// Notes an error of another thread's share.
+    pub(crate) fn thread_error(&mut self, e: CounterError) {
+        self.error.get_or_insert(e);
     }
 
     /// This meter, reading the allocation counters `allocs` too (innermost in its brackets:
@@ -186,6 +256,8 @@ impl<'a> Meter<'a> {
     pub(super) fn clear(&mut self) {
         self.acc.iter_mut().for_each(|v| *v = 0);
         self.alloc_acc.iter_mut().for_each(|v| *v = 0);
+        self.others.clear();
+        self.threads = 1;
         self.acc_ns = 0;
         self.pairs = 0;
         self.read_times(Mark::Start);
@@ -410,8 +482,29 @@ impl<'a> Meter<'a> {
             values.push(x as f64);
             multiplexed.push(false);
         }
+        // A threaded body's other threads: summed, wall time averaged over every thread.
+        if !self.others.is_empty() {
+            let wall = self.wall.then_some(self.acc.len());
+            for (c, (v, o)) in values.iter_mut().zip(&self.others).enumerate() {
+                *v += o;
+                if Some(c) == wall {
+                    *v /= f64::from(self.threads);
+                }
+            }
+        }
         (values, multiplexed)
     }
+}
+
+/// What another thread of a threaded body opens and reads ([`Meter::thread_setup`]).
+#[derive(Clone, Debug)]
+pub(crate) struct ThreadSetup {
+    /// The events of the meter's groups, in order.
+    pub(crate) events: Vec<crate::events::Event>,
+    /// Whether wall time is read.
+    pub(crate) wall: bool,
+    /// The allocation counters read.
+    pub(crate) allocs: Vec<AllocCounter>,
 }
 
 /// Which of a sample's two time readings [`Meter::read_times`] takes.
