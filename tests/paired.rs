@@ -206,6 +206,54 @@ fn the_paired_change_catches_a_slower_build_and_not_the_same_one() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("regressed"));
 }
 
+/// The allocation counters are paired like any other: one allocation more per iteration
+/// (three against two) regresses `alloc-count` exactly, and the same build never does.
+#[test]
+fn allocation_counters_are_paired_too() {
+    let _serial = serial();
+    let s = Scratch::new("allocs");
+    let (base, slow) = (s.copy("base"), s.copy("slow"));
+    // QUICK's settings with the allocation count as the counter.
+    let quick: Vec<&str> = ["--bench", "allocs", "--discard-baseline"]
+        .into_iter()
+        .chain(QUICK.iter().copied().take_while(|a| *a != "--counters"))
+        .chain(["--counters", "alloc-count"])
+        .collect();
+    let o = s.run(
+        &base,
+        &[&quick[..], &["--save-baseline", "x"]].concat(),
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    for (copy, name, slower, code, verdict) in [
+        (&base, "same.json", false, 0, Verdict::Unchanged),
+        (&slow, "more.json", true, 1, Verdict::Regressed),
+    ] {
+        let json = s.dir.join(name);
+        let env: Vec<(&str, &Path)> = if slower {
+            vec![("PAIRED_FIXTURE_SLOW", slow.as_path())]
+        } else {
+            Vec::new()
+        };
+        let paired = ["--paired", "x", "--fail-on-regression", "--json"];
+        let o = s.run(
+            copy,
+            &[&quick[..], &paired, &[json.to_str().unwrap()]].concat(),
+            &env,
+        );
+        assert_eq!(o.status.code(), Some(code), "{}", text(&o));
+        let report = s.report(name);
+        let c = report
+            .bench("fixture/allocs")
+            .and_then(|b| b.counter("alloc-count"))
+            .unwrap_or_else(|| panic!("alloc-count measured: {}", text(&o)))
+            .clone();
+        let want = if slower { 3.0 } else { 2.0 };
+        assert!(c.per_iteration.iter().all(|&v| v == want), "{c:?}");
+        assert_eq!(c.change.unwrap().verdict, verdict, "{}", text(&o));
+    }
+}
+
 /// A benchmark that panics in the new build is reported as panicked (exit 1), and the others
 /// are still compared.
 #[test]
