@@ -1,9 +1,11 @@
 //! [`Bencher`]: what a benchmark body drives, and [`Meter`], the bracket that reads every
 //! counter around the measured code.
 //!
-//! A benchmark function calls exactly one of [`Bencher::iter`], [`Bencher::iter_batched`] or
-//! [`Bencher::iter_custom`]; that call does all the work: warm-up, the sample plan, overhead
-//! calibration and the samples of every measurement pass (see [`crate::runner`]).
+//! A benchmark function calls exactly one of [`Bencher::iter`], [`Bencher::iter_batched`],
+//! [`Bencher::iter_custom`] and their kin (an async routine's through [`Bencher::to_async`], a
+//! threaded one's [`Bencher::iter_threads`]); that call does all the work: warm-up, the sample
+//! plan, overhead calibration and the samples of every measurement pass (see
+//! [`crate::runner`]).
 
 use std::hint::black_box;
 
