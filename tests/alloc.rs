@@ -6,14 +6,14 @@
 //! (`CARGO_TARGET_DIR`).
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use perfbench::runner::{self, cli};
 use perfbench::{perfbench, BatchSize, Bencher};
-use perfbench_analysis::model::json::from_json;
-use perfbench_analysis::model::{Benchmark, Report, Verdict};
+use perfbench_analysis::model::{Benchmark, Verdict};
+
+mod in_process;
+use in_process::Suite;
 
 #[global_allocator]
 static ALLOC: perfbench::CountingAlloc = perfbench::CountingAlloc::system();
@@ -97,55 +97,23 @@ fn gated(b: &mut Bencher) {
     });
 }
 
-fn run(args: &[&str]) -> ExitCode {
-    let parsed = cli::parse(
-        "alloc",
-        std::iter::once("alloc").chain(args.iter().copied()),
-    )
-    .expect("valid command line");
-    runner::run("alloc", &parsed)
-}
-
-fn report() -> Report {
-    let path: PathBuf =
-        std::env::temp_dir().join(format!("perfbench-alloc-{}.json", std::process::id()));
-    let args = ["--bench", "--json", path.to_str().unwrap()];
-    assert_eq!(run(&args), ExitCode::SUCCESS);
-    let text = std::fs::read_to_string(&path).expect("report written");
-    let _ = std::fs::remove_file(&path);
-    from_json(&text).expect("report parses")
-}
-
-/// Every sample of `counter` read exactly `expected` per iteration.
+/// Every sample of `counter` read exactly `expected` per iteration, from the allocator, and
+/// its estimate is that value with no spread.
 fn exact(b: &Benchmark, counter: &str, expected: f64) {
-    let c = b
-        .counter(counter)
-        .unwrap_or_else(|| panic!("{}: {counter} measured by default", b.id));
+    let c = in_process::exact(b, counter, expected);
     assert_eq!(c.source.as_str(), "allocator");
-    assert!(!c.per_iteration.is_empty());
-    for (i, v) in c.per_iteration.iter().enumerate() {
-        assert_eq!(
-            *v, expected,
-            "{}: {counter}, sample {i}: {:?}",
-            b.id, c.per_iteration
-        );
-    }
     let e = c.estimate.as_ref().expect("an estimate");
     assert_eq!((e.point, e.stddev), (expected, 0.0), "{}: {counter}", b.id);
 }
 
 #[test]
 fn allocation_counters() {
-    let out = std::env::temp_dir().join(format!("perfbench-alloc-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    // This binary has one test, so no other thread reads the environment meanwhile.
-    std::env::set_var("CARGO_TARGET_DIR", &out);
-    read_exactly_what_the_body_allocates();
-    one_allocation_more_fails_the_gate();
-    let _ = std::fs::remove_dir_all(&out);
+    let suite = Suite::new("alloc");
+    read_exactly_what_the_body_allocates(&suite);
+    one_allocation_more_fails_the_gate(&suite);
 }
 
-fn one_allocation_more_fails_the_gate() {
+fn one_allocation_more_fails_the_gate(suite: &Suite) {
     let gate = [
         "--bench",
         "alloc/gated",
@@ -162,21 +130,16 @@ fn one_allocation_more_fails_the_gate() {
         "--save-baseline",
         "main",
     ];
-    assert_eq!(run(&save), ExitCode::SUCCESS);
+    assert_eq!(suite.run(&save), ExitCode::SUCCESS);
     // Unchanged: passes.
-    assert_eq!(run(&gate), ExitCode::SUCCESS);
+    assert_eq!(suite.run(&gate), ExitCode::SUCCESS);
     // 101 allocations where the baseline made 100 (+1%): fails, every time.
     ALLOCS.store(101, Ordering::Relaxed);
     for attempt in 0..3 {
-        assert_eq!(run(&gate), ExitCode::from(1), "attempt {attempt}");
+        assert_eq!(suite.run(&gate), ExitCode::from(1), "attempt {attempt}");
     }
-    let latest = std::env::var_os("CARGO_TARGET_DIR").unwrap();
-    let report: Report = from_json(
-        &std::fs::read_to_string(std::path::Path::new(&latest).join("perfbench/alloc.json"))
-            .expect("the latest report"),
-    )
-    .expect("report parses");
-    let change = report
+    let change = suite
+        .latest()
         .bench("alloc/gated")
         .and_then(|b| b.counter("alloc-count"))
         .and_then(|c| c.change)
@@ -184,8 +147,8 @@ fn one_allocation_more_fails_the_gate() {
     assert_eq!(change.verdict, Verdict::Regressed, "{change:?}");
 }
 
-fn read_exactly_what_the_body_allocates() {
-    let report = report();
+fn read_exactly_what_the_body_allocates(suite: &Suite) {
+    let report = suite.measure();
     let bench = |id: &str| {
         report
             .bench(&format!("alloc/{id}"))

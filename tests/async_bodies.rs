@@ -8,14 +8,15 @@
 //! `async fn` benchmarks with the attribute's `executor` are measured the same way.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use perfbench::harness::executor::{FuturesExecutor, SmolExecutor};
-use perfbench::runner::{self, cli};
 use perfbench::{perfbench, Bencher};
-use perfbench_analysis::model::json::from_json;
-use perfbench_analysis::model::{Benchmark, Report};
+
+// Not every helper is used here.
+#[allow(dead_code)]
+mod in_process;
+use in_process::{exact, Suite};
 
 #[global_allocator]
 static ALLOC: perfbench::CountingAlloc = perfbench::CountingAlloc::system();
@@ -96,40 +97,10 @@ async fn attribute_args(k: usize) -> usize {
     sum
 }
 
-fn run(args: &[&str]) -> ExitCode {
-    let parsed = cli::parse(
-        "async_bodies",
-        std::iter::once("async_bodies").chain(args.iter().copied()),
-    )
-    .expect("valid command line");
-    runner::run("async_bodies", &parsed)
-}
-
-fn exact(b: &Benchmark, counter: &str, expected: f64) {
-    let c = b
-        .counter(counter)
-        .unwrap_or_else(|| panic!("{}: {counter} measured", b.id));
-    for (i, v) in c.per_iteration.iter().enumerate() {
-        assert_eq!(
-            *v, expected,
-            "{}: {counter}, sample {i}: {:?}",
-            b.id, c.per_iteration
-        );
-    }
-}
-
 #[test]
 fn async_bodies_count_exactly_what_the_awaited_work_does_on_every_executor() {
-    let out = std::env::temp_dir().join(format!("perfbench-async-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    // This binary has one test, so no other thread reads the environment meanwhile.
-    std::env::set_var("CARGO_TARGET_DIR", &out);
-    let json: PathBuf = out.join("async.json");
-    assert_eq!(
-        run(&["--bench", "--json", json.to_str().unwrap()]),
-        ExitCode::SUCCESS
-    );
-    let report: Report = from_json(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let suite = Suite::new("async_bodies");
+    let report = suite.measure();
     for id in [
         "tokio_current_thread",
         "tokio_multi_thread",
@@ -157,6 +128,5 @@ fn async_bodies_count_exactly_what_the_awaited_work_does_on_every_executor() {
     let three = report.bench("async_bodies/attribute_args/3").unwrap();
     exact(three, "alloc-count", 6.0);
     // Every body once, as `cargo test --benches` runs them.
-    assert_eq!(run(&[]), ExitCode::SUCCESS);
-    let _ = std::fs::remove_dir_all(&out);
+    assert_eq!(suite.run(&[]), ExitCode::SUCCESS);
 }

@@ -5,15 +5,16 @@
 //! sample, and the software counters and wall time must be there for every thread count.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use perfbench::runner::{self, cli};
 use perfbench::{perfbench, Bencher};
-use perfbench_analysis::model::json::from_json;
-use perfbench_analysis::model::{Benchmark, Report};
+
+// Not every helper is used here.
+#[allow(dead_code)]
+mod in_process;
+use in_process::{exact, Suite};
 
 #[global_allocator]
 static ALLOC: perfbench::CountingAlloc = perfbench::CountingAlloc::system();
@@ -39,40 +40,10 @@ fn atomic(b: &mut Bencher, threads: usize) {
     b.iter_threads(threads, || ATOMIC.fetch_add(1, Ordering::Relaxed));
 }
 
-fn run(args: &[&str]) -> ExitCode {
-    let parsed = cli::parse(
-        "threads",
-        std::iter::once("threads").chain(args.iter().copied()),
-    )
-    .expect("valid command line");
-    runner::run("threads", &parsed)
-}
-
-fn exact(b: &Benchmark, counter: &str, expected: f64) {
-    let c = b
-        .counter(counter)
-        .unwrap_or_else(|| panic!("{}: {counter} measured", b.id));
-    for (i, v) in c.per_iteration.iter().enumerate() {
-        assert_eq!(
-            *v, expected,
-            "{}: {counter}, sample {i}: {:?}",
-            b.id, c.per_iteration
-        );
-    }
-}
-
 #[test]
 fn threaded_bodies_sum_their_counters_over_the_threads() {
-    let out = std::env::temp_dir().join(format!("perfbench-threads-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    // This binary has one test, so no other thread reads the environment meanwhile.
-    std::env::set_var("CARGO_TARGET_DIR", &out);
-    let json: PathBuf = out.join("threads.json");
-    assert_eq!(
-        run(&["--bench", "--json", json.to_str().unwrap()]),
-        ExitCode::SUCCESS
-    );
-    let report: Report = from_json(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let suite = Suite::new("threads");
+    let report = suite.measure();
     let ids: Vec<&str> = report.benchmarks.iter().map(|b| b.id.as_str()).collect();
     for id in [
         "threads/boxed/1",
@@ -102,6 +73,5 @@ fn threaded_bodies_sum_their_counters_over_the_threads() {
         exact(b, "realloc-count", 0.0);
     }
     // Every body once, as `cargo test --benches` runs them.
-    assert_eq!(run(&[]), ExitCode::SUCCESS);
-    let _ = std::fs::remove_dir_all(&out);
+    assert_eq!(suite.run(&[]), ExitCode::SUCCESS);
 }
