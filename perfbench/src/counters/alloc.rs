@@ -291,10 +291,66 @@ pub fn installed() -> bool {
     snapshot().allocs != before
 }
 
-/// `counter`'s value in a snapshot (the peak: its level above nothing; the harness measures it
-/// above the bracket's start).
+/// One measured stretch's allocation counts on this thread: [`AllocBracket::start`] at its
+/// start, [`AllocBracket::stop`] at its end, which adds them to a sample's sums.
+///
+/// ```
+/// use perfbench::counters::alloc::{set_counting, AllocBracket, AllocCounter, CountingAlloc};
+///
+/// #[global_allocator]
+/// static ALLOC: CountingAlloc = CountingAlloc::system();
+///
+/// # fn main() {
+/// set_counting(true);
+/// let counters = [AllocCounter::Allocs, AllocCounter::PeakBytes];
+/// let (mut bracket, mut sums) = (AllocBracket::default(), [0u64; 2]);
+/// for bytes in [100, 300, 200] {
+///     bracket.start();
+///     drop(std::hint::black_box(vec![0u8; bytes]));
+///     bracket.stop(&counters, &mut sums);
+/// }
+/// assert_eq!(sums, [3, 300]); // allocations summed, the largest bracket's peak
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AllocBracket {
+    begin: AllocSnapshot,
+    /// The bytes live at the start, which the bracket's peak is measured above.
+    level: u64,
+}
+
+impl AllocBracket {
+    /// Starts a stretch: this thread's counts now, and a new peak.
+    #[inline(always)]
+    pub fn start(&mut self) {
+        self.begin = snapshot();
+        self.level = reset_peak();
+    }
+
+    /// Ends the stretch: adds each of `counters`' difference since [`AllocBracket::start`] to
+    /// its sum in `sums` (in the same order); for `alloc-peak-bytes`, keeps the stretch's peak
+    /// above the start's level when it is the largest so far.
+    #[inline(always)]
+    pub fn stop(&self, counters: &[AllocCounter], sums: &mut [u64]) {
+        let now = snapshot();
+        for (counter, sum) in counters.iter().zip(sums) {
+            if counter.is_peak() {
+                // A thread that freed more than it allocated since the start (a "negative"
+                // peak) held nothing more.
+                let peak = (now.peak.wrapping_sub(self.level) as i64).max(0) as u64;
+                *sum = (*sum).max(peak);
+            } else {
+                let d = value(*counter, &now).wrapping_sub(value(*counter, &self.begin));
+                *sum = sum.wrapping_add(d);
+            }
+        }
+    }
+}
+
+/// `counter`'s value in a snapshot (the peak: its level above nothing; [`AllocBracket`]
+/// measures it above the stretch's start).
 #[inline(always)]
-pub fn value(counter: AllocCounter, s: &AllocSnapshot) -> u64 {
+fn value(counter: AllocCounter, s: &AllocSnapshot) -> u64 {
     match counter {
         AllocCounter::Allocs => s.allocs,
         AllocCounter::Bytes => s.bytes,

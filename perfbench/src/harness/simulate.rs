@@ -27,7 +27,7 @@ use std::ffi::CString;
 use std::path::PathBuf;
 
 use super::sampler::{Body, Brackets, Meter};
-use crate::counters::alloc::{self, AllocCounter};
+use crate::counters::alloc::{self, AllocBracket, AllocCounter};
 use crate::counters::callgrind::{self, Dump};
 
 /// About this many instructions per sample's `n` iterations.
@@ -49,8 +49,7 @@ pub(crate) struct SimBracket {
     pairs: u64,
     /// The allocation counts of the brackets so far (peak: the largest), when counted.
     allocs: Option<AllocCounts>,
-    begin: alloc::AllocSnapshot,
-    level: u64,
+    bracket: AllocBracket,
 }
 
 /// A region's allocation counts, in [`AllocCounter::ALL`]'s order: allocations, bytes,
@@ -76,8 +75,7 @@ impl Brackets for SimBracket {
     #[inline(always)]
     fn start(&mut self) {
         if self.allocs.is_some() {
-            self.begin = alloc::snapshot();
-            self.level = alloc::reset_peak();
+            self.bracket.start();
         }
         callgrind::toggle_collect();
     }
@@ -86,18 +84,8 @@ impl Brackets for SimBracket {
     fn stop(&mut self) {
         callgrind::toggle_collect();
         self.pairs += 1;
-        if let Some(acc) = self.allocs.as_mut() {
-            let now = alloc::snapshot();
-            for (counter, acc) in AllocCounter::ALL.iter().zip(acc.iter_mut()) {
-                if counter.is_peak() {
-                    let peak = (now.peak.wrapping_sub(self.level) as i64).max(0) as u64;
-                    *acc = (*acc).max(peak);
-                } else {
-                    let d = alloc::value(*counter, &now)
-                        .wrapping_sub(alloc::value(*counter, &self.begin));
-                    *acc = acc.wrapping_add(d);
-                }
-            }
+        if let Some(sums) = self.allocs.as_mut() {
+            self.bracket.stop(&AllocCounter::ALL, sums);
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::body::Brackets;
-use crate::counters::alloc::{self, AllocCounter, AllocSnapshot};
+use crate::counters::alloc::{self, AllocBracket, AllocCounter};
 use crate::counters::{callgrind, wall_time_ns, CounterError, Group, Reading, Source};
 use crate::sys::{EventFd, Scope};
 
@@ -51,10 +51,8 @@ pub struct Meter<'a> {
     pub(super) self_timed: bool,
     /// The allocation counters read in the brackets (after wall time in the columns).
     pub(super) allocs: Vec<AllocCounter>,
-    /// This thread's allocation counts at the bracket's start, and the bytes live then (the
-    /// level the bracket's peak is measured above).
-    pub(super) alloc_begin: AllocSnapshot,
-    pub(super) alloc_level: u64,
+    /// This thread's allocation counts at the bracket's start.
+    pub(super) alloc_bracket: AllocBracket,
     /// Per allocation counter: the sum of the brackets' differences, or for
     /// `alloc-peak-bytes` the largest bracket's peak.
     pub(super) alloc_acc: Vec<u64>,
@@ -101,8 +99,7 @@ impl<'a> Meter<'a> {
             special: false,
             self_timed: false,
             allocs: Vec::new(),
-            alloc_begin: AllocSnapshot::default(),
-            alloc_level: 0,
+            alloc_bracket: AllocBracket::default(),
             alloc_acc: Vec::new(),
             others: Vec::new(),
             threads: 1,
@@ -332,8 +329,7 @@ impl<'a> Meter<'a> {
         }
         self.start_counting();
         if !self.allocs.is_empty() {
-            self.alloc_begin = alloc::snapshot();
-            self.alloc_level = alloc::reset_peak();
+            self.alloc_bracket.start();
         }
     }
 
@@ -374,7 +370,7 @@ impl<'a> Meter<'a> {
             return;
         }
         if !self.allocs.is_empty() {
-            self.stop_allocs();
+            self.alloc_bracket.stop(&self.allocs, &mut self.alloc_acc);
         }
         self.stop_counting();
         if let Some(gate) = self.gate {
@@ -412,23 +408,6 @@ impl<'a> Meter<'a> {
             // The group's readings drive the zip, so `acc` advances by exactly their length.
             for ((end, begin), acc) in end.values.iter().zip(&begin.values).zip(&mut acc) {
                 *acc = acc.wrapping_add(end.wrapping_sub(*begin));
-            }
-        }
-    }
-
-    /// Adds the bracket's allocation counts (its peak: kept when the largest of the sample).
-    fn stop_allocs(&mut self) {
-        let now = alloc::snapshot();
-        for (counter, acc) in self.allocs.iter().zip(&mut self.alloc_acc) {
-            if counter.is_peak() {
-                // Above the level at the start; a thread that freed more than it allocated
-                // since (a "negative" peak) held nothing more.
-                let peak = (now.peak.wrapping_sub(self.alloc_level) as i64).max(0) as u64;
-                *acc = (*acc).max(peak);
-            } else {
-                let d = alloc::value(*counter, &now)
-                    .wrapping_sub(alloc::value(*counter, &self.alloc_begin));
-                *acc = acc.wrapping_add(d);
             }
         }
     }
