@@ -123,7 +123,7 @@ impl<O, R: Fn() -> O + Sync> Body for Threaded<'_, R> {
                             }
                         }
                         let mut own = Meter::for_thread(groups, setup);
-                        own.begin_sample();
+                        own.clear();
                         barrier.wait();
                         own.start();
                         for _ in 0..n {

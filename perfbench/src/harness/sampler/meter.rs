@@ -138,11 +138,6 @@ impl<'a> Meter<'a> {
         }
     }
 
-    /// Starts a sample of this meter alone (its totals: [`Meter::thread_totals`]).
-    pub(crate) fn begin_sample(&mut self) {
-        self.clear();
-    }
-
     /// The sample's totals of this meter alone, for `n` iterations, as [`Meter::totals`] gives
     /// them; an error of its reads is returned.
     pub(crate) fn thread_totals(&mut self, n: u64) -> Result<Vec<f64>, CounterError> {
@@ -250,7 +245,7 @@ impl<'a> Meter<'a> {
 
     /// Starts a sample: zeroes the sums and takes every group's times (outside any bracket),
     /// against which [`Meter::totals`] detects multiplexing.
-    pub(super) fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.acc.iter_mut().for_each(|v| *v = 0);
         self.alloc_acc.iter_mut().for_each(|v| *v = 0);
         self.others.clear();
