@@ -59,7 +59,8 @@ impl Counters {
         let mut allocs: Vec<AllocCounter> = Vec::new();
         for e in events {
             if let EventKind::Alloc(a) = e.kind {
-                if !crate::counters::alloc::installed() {
+                // Checked once, at the first allocation counter.
+                if allocs.is_empty() && !crate::counters::alloc::installed() {
                     return Err(CounterError::NoAllocator {
                         event: e.name.clone(),
                     });
