@@ -6,8 +6,8 @@
 #   BUILD_ROUNDS=1 RUN_ROUNDS=6 bench-compare/run.sh   # builds and runs counted separately
 #   BUILD_ROUNDS=0 RUN_ROUNDS=10 bench-compare/run.sh  # runs only (one untimed build of each)
 #
-# Three downstream crates with the same three benchmarks (fib(20), sum of 4096 u64, sort of 1000
-# shuffled u32): criterion-suite (criterion = "0.8", default features), perfbench-suite
+# Three downstream crates with the same five benchmarks (fib(20), sum of 4096 u64, sort of 1000
+# shuffled u32, SipHash of 1 KiB, a copy of 64 KiB): criterion-suite (criterion = "0.8", default features), perfbench-suite
 # (perfbench as a path dependency, `#[perfbench]` + `perfbench::main!()`) and divan-suite
 # (divan = "0.1", `#[divan::bench]` + `divan::main()`). Each is its own workspace, so nothing
 # here touches perfbench's workspace.
@@ -114,7 +114,7 @@ runbench() {
     if [ "$s" = perfbench ]; then
         cp "$out/perfbench/suite.json" "$res/run-perfbench-$i.json"
     elif [ "$s" = criterion ]; then
-        for b in fib_20 sum_4096 sort_1000; do
+        for b in fib_20 sum_4096 sort_1000 hash_1k copy_64k; do
             cp "$out/criterion/$b/new/estimates.json" "$res/run-criterion-$i-$b.estimates.json"
             cp "$out/criterion/$b/new/sample.json" "$res/run-criterion-$i-$b.sample.json"
         done

@@ -20,7 +20,7 @@ import re
 import statistics
 import sys
 
-BENCHES = ["fib_20", "sum_4096", "sort_1000"]
+BENCHES = ["fib_20", "sum_4096", "sort_1000", "hash_1k", "copy_64k"]
 SUITES = ["criterion", "perfbench", "divan"]
 # The repeatability table's columns: each harness's headline, and perfbench's floor.
 HEADS = SUITES + ["perfbench floor"]
@@ -254,8 +254,8 @@ def main():
               f"{cfg['measurement_time']} s measurement, {cfg['sample_size']} samples, "
               f"{cfg['resamples']} bootstrap resamples (criterion: 3 s + 5 s, 100 samples, "
               "100000 resamples). Where perfbench's run time goes (s):\n")
-        print("| round | total | warm-up (budget) | measured: fib_20 | sum_4096 | sort_1000 | rest |")
-        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("| round | total | warm-up (budget) | measured: " + " | ".join(BENCHES) + " | rest |")
+        print("| ---: " * (len(BENCHES) + 4) + "|")
         for i, p in pj:
             d = json.load(open(p))
             total = read_time(os.path.join(res, f"run-perfbench-{i}.time"))[0]

@@ -342,7 +342,17 @@ fn a_measured_run_keeps_the_suites_settings() {
     let _serial = serial();
     let json = d.json_path("api");
     let out = succeeded(
-        d.bench("api", &["--quick", "--json", json.to_str().unwrap()]),
+        // A fixed plan (`--precision 0`), so that every benchmark takes its planned samples.
+        d.bench(
+            "api",
+            &[
+                "--quick",
+                "--precision",
+                "0",
+                "--json",
+                json.to_str().unwrap(),
+            ],
+        ),
         "a measured run",
     );
     let r = report(&json, &out);
@@ -486,7 +496,16 @@ fn criterion_03s_forms_keep_their_ids_and_settings() {
     assert_eq!(listed(&out), API_03_IDS, "{}", show(&out));
     let json = d.json_path("api_03");
     let out = succeeded(
-        d.bench("api_03", &["--quick", "--json", json.to_str().unwrap()]),
+        d.bench(
+            "api_03",
+            &[
+                "--quick",
+                "--precision",
+                "0",
+                "--json",
+                json.to_str().unwrap(),
+            ],
+        ),
         "a measured run",
     );
     let r = report(&json, &out);

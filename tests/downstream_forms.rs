@@ -426,6 +426,8 @@ fn a_measured_run_reports_every_form() {
     let json_arg = json.to_str().unwrap();
     let out = d.bench(&[
         "--quick",
+        "--precision",
+        "0",
         "--counters",
         "wall-time",
         "--sample-size",
@@ -531,6 +533,8 @@ fn several_filters_select_the_union() {
         "parse",
         "serialize",
         "--quick",
+        "--precision",
+        "0",
         "--counters",
         "wall-time",
         "--sample-size",

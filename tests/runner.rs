@@ -197,7 +197,14 @@ fn listing() {
 
 fn page_faults_are_exact_per_iteration() {
     let path = json_path("pages");
-    let code = run(&["--bench", "touch_pages", "--json", path.to_str().unwrap()]);
+    let code = run(&[
+        "--bench",
+        "touch_pages",
+        "--precision",
+        "0",
+        "--json",
+        path.to_str().unwrap(),
+    ]);
     assert_eq!(code, ExitCode::SUCCESS);
     let report = read_report(&path);
     for k in PAGES {
@@ -294,6 +301,8 @@ fn rounds_interleave_the_benchmarks_and_keep_their_samples() {
     let code = run(&[
         "--bench",
         "runner/round_",
+        "--precision",
+        "0",
         "--rounds",
         "3",
         "--json",

@@ -217,7 +217,17 @@ fn text(o: &Output) -> (String, String) {
     )
 }
 
-const QUICK: &[&str] = &["--bench", "--quick", "--rounds", "2", "--sample-size", "10"];
+/// A quick run with a fixed plan: every benchmark takes exactly its 10 samples in 2 rounds.
+const QUICK: &[&str] = &[
+    "--bench",
+    "--quick",
+    "--precision",
+    "0",
+    "--rounds",
+    "2",
+    "--sample-size",
+    "10",
+];
 
 #[test]
 fn a_lean_bench_binary_measures_and_the_tool_analyses() {

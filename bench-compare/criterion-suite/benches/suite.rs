@@ -1,4 +1,5 @@
-//! fib(20), sum of 4096 u64, sort of 1000 shuffled u32: the same bodies as
+//! fib(20), sum of 4096 u64, sort of 1000 shuffled u32, SipHash of 1 KiB, a copy of 64 KiB: the
+//! same bodies as
 //! ../../perfbench-suite/benches/suite.rs, written the way a criterion user writes them.
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use std::hint::black_box;
@@ -32,6 +33,23 @@ fn benches(c: &mut Criterion) {
     });
     c.bench_function("sort_1000", |b| {
         b.iter_batched(|| shuffled(1000), |mut v| v.sort_unstable(), BatchSize::SmallInput)
+    });
+    let data: Vec<u8> = (0..1024u32).map(|i| i as u8).collect();
+    c.bench_function("hash_1k", |b| {
+        b.iter(|| {
+            use std::hash::{DefaultHasher, Hasher};
+            let mut h = DefaultHasher::new();
+            h.write(black_box(&data));
+            h.finish()
+        })
+    });
+    let src = vec![7u8; 65536];
+    let mut dst = vec![0u8; 65536];
+    c.bench_function("copy_64k", |b| {
+        b.iter(|| {
+            dst.copy_from_slice(black_box(&src));
+            black_box(&mut dst);
+        })
     });
 }
 

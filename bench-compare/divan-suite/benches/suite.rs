@@ -1,4 +1,5 @@
-//! fib(20), sum of 4096 u64, sort of 1000 shuffled u32: the same bodies as
+//! fib(20), sum of 4096 u64, sort of 1000 shuffled u32, SipHash of 1 KiB, a copy of 64 KiB: the
+//! same bodies as
 //! ../../perfbench-suite/benches/suite.rs, written the way a divan user writes them.
 use divan::{black_box, Bencher};
 
@@ -44,6 +45,27 @@ fn sort_1000(bencher: Bencher) {
             v.sort_unstable();
             v
         });
+}
+
+#[divan::bench]
+fn hash_1k(bencher: Bencher) {
+    use std::hash::{DefaultHasher, Hasher};
+    let data: Vec<u8> = (0..1024u32).map(|i| i as u8).collect();
+    bencher.bench_local(|| {
+        let mut h = DefaultHasher::new();
+        h.write(black_box(&data));
+        h.finish()
+    });
+}
+
+#[divan::bench]
+fn copy_64k(bencher: Bencher) {
+    let src = vec![7u8; 65536];
+    let mut dst = vec![0u8; 65536];
+    bencher.bench_local(|| {
+        dst.copy_from_slice(black_box(&src));
+        black_box(&mut dst);
+    });
 }
 
 fn main() {

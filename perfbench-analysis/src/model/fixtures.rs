@@ -114,6 +114,7 @@ pub fn synthetic_report() -> Report {
                 confidence: 0.95,
                 resamples: 100,
                 rounds: 2,
+                precision: None,
             },
             vec![fib, sum, boom, failed],
         )

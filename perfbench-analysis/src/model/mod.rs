@@ -429,7 +429,8 @@ pub struct Config {
     #[serde(with = "nullable")]
     #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub warm_up_time: f64,
-    /// Target measurement seconds.
+    /// Measurement seconds: the most each benchmark took where [`precision`](Self::precision)
+    /// is set, the time its samples filled otherwise.
     #[serde(with = "nullable")]
     #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub measurement_time: f64,
@@ -447,6 +448,12 @@ pub struct Config {
     /// existed).
     #[serde(default = "one_round")]
     pub rounds: u32,
+    /// The stopping rule's target (`--precision`, a fraction: 0.01 for 1%): each benchmark
+    /// took at least `rounds` rounds of `sample_size` samples, and more until its figures had
+    /// settled to it, for at most `measurement_time`. `null` (and absent, in reports written
+    /// before the rule): a fixed plan, its samples filling `measurement_time`.
+    #[serde(default)]
+    pub precision: Option<f64>,
 }
 
 fn one_round() -> u32 {
@@ -465,6 +472,7 @@ impl Default for Config {
             confidence: crate::stats::DEFAULT_CONFIDENCE,
             resamples: crate::stats::DEFAULT_RESAMPLES,
             rounds: 1,
+            precision: None,
         }
     }
 }

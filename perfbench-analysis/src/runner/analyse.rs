@@ -650,6 +650,7 @@ fn config_of(args: &Args, counters: Vec<String>) -> Config {
         confidence: stats::DEFAULT_CONFIDENCE,
         resamples: stats::DEFAULT_RESAMPLES,
         rounds: plan.rounds,
+        precision: plan.precision,
     }
 }
 

@@ -188,6 +188,7 @@ impl Simulate {
             confidence: stats::DEFAULT_CONFIDENCE,
             resamples: stats::DEFAULT_RESAMPLES,
             rounds: self.rounds,
+            precision: None,
         }
     }
 

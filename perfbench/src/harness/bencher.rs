@@ -697,6 +697,7 @@ mod tests {
             measurement_ns: 5_000_000,
             linear: false,
             rounds: 1,
+            precision: None,
         };
         let mut sampler = Box::new(Sampler::new(counters, plan));
         let notes = Rc::new(RefCell::new(Vec::new()));

@@ -47,6 +47,9 @@ pub struct Args {
     pub warm_up_time: Option<f64>,
     /// `--measurement-time S`.
     pub measurement_time: Option<f64>,
+    /// `--precision PCT`, as a fraction (`0.01` for `--precision 1`); `Some(0.0)` turns the
+    /// stopping rule off.
+    pub precision: Option<f64>,
     /// `--sampling linear`.
     pub linear: bool,
     /// `--format`.
@@ -137,7 +140,7 @@ const OPTIONS: &[(&str, &str, &str)] = &[
         "Counters to measure, perf-style names (e.g. instructions,cycles:u,wall-time)",
     ),
     ("json", "PATH", "Also write the JSON report to PATH"),
-    ("quick", "", "Short warm-up and measurement, fewer samples"),
+    ("quick", "", "Fewer samples and rounds, a looser --precision, a shorter cap"),
     ("sample-size", "N", "Samples per benchmark (2 to 100000)"),
     (
         "rounds",
@@ -148,7 +151,13 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     (
         "measurement-time",
         "SECONDS",
-        "Measurement time per benchmark",
+        "Most measurement time per benchmark (all of it with --precision 0 or linear sampling)",
+    ),
+    (
+        "precision",
+        "PCT",
+        "Stop a benchmark once its figures have settled to PCT% (default 1, 3 with --quick; 0: \
+         always measure for the whole measurement time)",
     ),
     (
         "sampling",
@@ -411,6 +420,18 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_precision(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("`{s}` is not a percentage"))?;
+    if v.is_finite() && (0.0..=100.0).contains(&v) {
+        Ok(v / 100.0)
+    } else {
+        Err(format!("`{s}` is out of range (0 to 100 percent)"))
+    }
+}
+
 fn parse_sample_size(s: &str) -> Result<u32, String> {
     match s.parse::<u32>() {
         Ok(n) if (2..=100_000).contains(&n) => Ok(n),
@@ -471,6 +492,7 @@ where
         rounds: None,
         warm_up_time: None,
         measurement_time: None,
+        precision: None,
         linear: false,
         format: Format::Pretty,
         ignored: false,
@@ -550,6 +572,7 @@ where
             "measurement-time" => {
                 a.measurement_time = Some(parse_seconds(&text(&mut parser)?).map_err(bad)?);
             }
+            "precision" => a.precision = Some(parse_precision(&text(&mut parser)?).map_err(bad)?),
             "save-baseline" => {
                 let name = text(&mut parser)?;
                 if !crate::options::valid_name(&name) {

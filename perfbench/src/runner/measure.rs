@@ -4,31 +4,56 @@
 
 use super::*;
 use crate::events::AllocCounter;
+use std::time::{Duration, Instant};
 
 /// The sampling plan a run gives every benchmark that does not set its own: from `--quick`,
-/// `--sample-size`, `--warm-up-time`, `--measurement-time`, `--linear` and `--rounds`.
+/// `--sample-size`, `--warm-up-time`, `--measurement-time`, `--linear`, `--rounds` and
+/// `--precision`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[doc(hidden)] // the tool records it in the report's configuration
 pub struct RunPlan {
-    /// Samples per benchmark.
+    /// Samples per benchmark (in its first [`rounds`](Self::rounds)).
     pub sample_size: u32,
     /// Warm-up seconds.
     pub warm_up_time: f64,
-    /// Measurement seconds.
+    /// Measurement seconds: the most a benchmark takes where the stopping rule applies, the
+    /// time its samples fill otherwise.
     pub measurement_time: f64,
     /// Linear sampling (`--linear`), else flat.
     pub linear: bool,
-    /// Rounds per benchmark.
+    /// Rounds per benchmark (the fewest, where the stopping rule applies).
     pub rounds: u32,
+    /// The stopping rule's target, a fraction; `None`: a fixed plan.
+    pub precision: Option<f64>,
 }
 
 impl RunPlan {
     /// The plan of the command line `args`.
+    ///
+    /// ```
+    /// use perfbench::runner::cli;
+    /// use perfbench::runner::RunPlan;
+    ///
+    /// let plan = RunPlan::of(&cli::parse("suite", ["suite", "--bench"]).unwrap());
+    /// assert_eq!((plan.precision, plan.rounds, plan.measurement_time), (Some(0.01), 10, 1.5));
+    /// let fixed = RunPlan::of(&cli::parse("suite", ["suite", "--bench", "--precision", "0"]).unwrap());
+    /// assert_eq!((fixed.precision, fixed.warm_up_time), (None, 0.3));
+    /// ```
     pub fn of(args: &Args) -> RunPlan {
-        let (sample_size, warm, measure) = if args.quick {
-            (30, 0.1, 0.4)
-        } else {
-            (100, DEFAULT_WARM_UP_TIME, DEFAULT_MEASUREMENT_TIME)
+        let precision = args
+            .precision
+            .unwrap_or(if args.quick {
+                QUICK_PRECISION
+            } else {
+                DEFAULT_PRECISION
+            })
+            .max(0.0);
+        let settles = precision > 0.0 && !args.linear;
+        let (sample_size, warm, measure) = match (args.quick, settles) {
+            (true, true) => (50, QUICK_SETTLING_WARM_UP_TIME, 0.4),
+            (true, false) => (30, 0.1, 0.4),
+            (false, true) => (100, SETTLING_WARM_UP_TIME, DEFAULT_MEASUREMENT_TIME),
+            (false, false) => (100, DEFAULT_WARM_UP_TIME, DEFAULT_MEASUREMENT_TIME),
         };
         RunPlan {
             sample_size: args.sample_size.unwrap_or(sample_size),
@@ -40,6 +65,7 @@ impl RunPlan {
             } else {
                 DEFAULT_ROUNDS
             }),
+            precision: settles.then_some(precision),
         }
     }
 }
@@ -128,7 +154,7 @@ impl RunCounters {
                     finished(f.p, r, &bar);
                 }
                 f.printed = true;
-                bar.advance(u64::from(f.rounds));
+                bar.advance(u64::from(f.rounds.max(f.taken)));
             });
             for (p, why) in missing {
                 if let Some(f) = flights.iter_mut().find(|f| std::ptr::eq(f.p, p)) {
@@ -138,17 +164,20 @@ impl RunCounters {
                 }
             }
         } else {
-            let max_rounds = flights.iter().map(|f| f.rounds).max().unwrap_or(0);
-            for round in 0..max_rounds {
-                for f in flights.iter_mut() {
-                    if f.printed || round >= f.rounds {
-                        continue;
-                    }
+            let mut round = 0u32;
+            while flights.iter().any(|f| !f.printed) {
+                for f in flights.iter_mut().filter(|f| !f.printed) {
                     if f.done.is_none() {
+                        if round >= f.rounds {
+                            // A round beyond the plan's, which the stopping rule asked for.
+                            bar.grow(1);
+                        }
                         let (run, arg) = (f.p.run, f.p.arg);
                         let body = &mut |b: &mut Bencher| run(b, arg);
+                        let start = Instant::now();
                         measure_round(f, sysfs, allowed.as_deref(), &bar, &mut notes, body);
-                        if f.done.is_none() && round + 1 == f.rounds {
+                        f.took_round(start.elapsed());
+                        if f.done.is_none() && !f.another_round() {
                             f.finish();
                         }
                     }
@@ -158,9 +187,10 @@ impl RunCounters {
                     };
                     finished(f.p, r, &bar);
                     f.printed = true;
-                    // This round and the ones it no longer needs.
-                    bar.advance(u64::from(f.rounds - round));
+                    // This round and the planned ones it no longer needs.
+                    bar.advance(u64::from(f.rounds.max(round + 1) - round));
                 }
+                round += 1;
             }
         }
         let results = flights.into_iter().filter_map(|f| f.done).collect();
@@ -196,7 +226,7 @@ impl RunCounters {
 }
 
 /// Every round of a benchmark, one after the other ([`measure_round`]), until it has its
-/// result.
+/// result: after its planned rounds, or later where the stopping rule asks for more.
 pub(super) fn measure_rounds(
     f: &mut Measurement<'_>,
     sysfs: &Sysfs,
@@ -205,12 +235,15 @@ pub(super) fn measure_rounds(
     shown: &mut Vec<String>,
     body: &mut dyn FnMut(&mut Bencher),
 ) {
-    for round in 0..f.rounds {
-        if f.done.is_some() {
-            break;
+    while f.done.is_none() {
+        if f.taken >= f.rounds {
+            // A round beyond the plan's, which the stopping rule asked for.
+            bar.grow(1);
         }
+        let start = Instant::now();
         measure_round(f, sysfs, allowed, bar, shown, body);
-        if f.done.is_none() && round + 1 == f.rounds {
+        f.took_round(start.elapsed());
+        if f.done.is_none() && !f.another_round() {
             f.finish();
         }
     }
@@ -332,8 +365,13 @@ pub(super) struct Measurement<'a> {
     pub(super) p: &'a Job,
     pub(super) events: Vec<Event>,
     pub(super) plan: Plan,
-    /// Rounds it takes ([`Plan::round_count`]).
+    /// Rounds it takes ([`Plan::round_count`]): all it takes with a fixed plan, the fewest
+    /// where the stopping rule applies ([`Measurement::another_round`]).
     pub(super) rounds: u32,
+    /// Rounds taken so far.
+    pub(super) taken: u32,
+    /// How long its rounds have taken so far (warm-ups and calibration included).
+    pub(super) spent: Duration,
     /// Its samples so far (`None` before the first round).
     pub(super) sampler: Option<Box<Sampler>>,
     /// What its body set with `Bencher::throughput`, last round's.
@@ -361,6 +399,7 @@ impl<'a> Measurement<'a> {
             measurement_ns: secs_to_ns(o.measurement_time.unwrap_or(run.measurement_time)),
             linear: run.linear,
             rounds: run.rounds,
+            precision: run.precision,
         };
         let events = match cli_events {
             Some(ev) => Ok(ev.clone()),
@@ -374,6 +413,8 @@ impl<'a> Measurement<'a> {
             p,
             events,
             rounds: plan.round_count(),
+            taken: 0,
+            spent: Duration::ZERO,
             plan,
             sampler: None,
             throughput: None,
@@ -381,6 +422,33 @@ impl<'a> Measurement<'a> {
             printed: false,
             gate: None,
         }
+    }
+
+    /// Counts a round that took `time`.
+    pub(super) fn took_round(&mut self, time: Duration) {
+        self.taken += 1;
+        self.spent += time;
+    }
+
+    /// Whether it takes another round: until its planned rounds are done; then, where the
+    /// stopping rule applies ([`Plan::stops_when_settled`]), until its figures have settled
+    /// ([`Sampler::settled`]), at most [`MAX_ROUND_FACTOR`] times its planned rounds and
+    /// while another round, at the pace of those so far, fits in the measurement time.
+    pub(super) fn another_round(&self) -> bool {
+        if self.done.is_some() {
+            return false;
+        }
+        if self.taken < self.rounds {
+            return true;
+        }
+        if !self.plan.stops_when_settled() || self.taken >= self.rounds * MAX_ROUND_FACTOR {
+            return false;
+        }
+        let Some(sampler) = self.sampler.as_ref() else {
+            return false;
+        };
+        let pace = self.spent / self.taken.max(1);
+        !sampler.settled() && (self.spent + pace).as_nanos() <= u128::from(self.plan.measurement_ns)
     }
 
     /// The result after the last round: the samples of every counter (the analysis computes

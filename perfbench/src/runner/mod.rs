@@ -65,10 +65,31 @@ pub const DEFAULT_ROUNDS: u32 = 10;
 /// Rounds per benchmark with `--quick`.
 pub const QUICK_ROUNDS: u32 = 5;
 
-/// Warm-up seconds per benchmark by default (`--warm-up-time`).
+/// Warm-up seconds per benchmark by default with a fixed plan (`--warm-up-time`; `--precision 0`,
+/// linear sampling, paired runs).
 pub const DEFAULT_WARM_UP_TIME: f64 = 0.3;
 
-/// Measurement seconds per benchmark, over all its rounds, by default (`--measurement-time`).
+/// Warm-up seconds per benchmark by default where the stopping rule applies: half before the
+/// first round (which also times the body for the plan), the other half shared by the later
+/// rounds, each rewarming the caches after the other benchmarks' rounds.
+pub const SETTLING_WARM_UP_TIME: f64 = 0.05;
+
+/// [`SETTLING_WARM_UP_TIME`] with `--quick`.
+pub const QUICK_SETTLING_WARM_UP_TIME: f64 = 0.02;
+
+/// The stopping rule's target by default (`--precision 1`): see
+/// [`settle`](crate::harness::sampler::settle).
+pub const DEFAULT_PRECISION: f64 = 0.01;
+
+/// The stopping rule's target with `--quick` (`--precision 3`).
+pub const QUICK_PRECISION: f64 = 0.03;
+
+/// The most rounds a benchmark takes where the stopping rule applies, as a multiple of its
+/// planned rounds (the measurement time caps them too).
+pub const MAX_ROUND_FACTOR: u32 = 5;
+
+/// Measurement seconds per benchmark, over all its rounds, by default (`--measurement-time`):
+/// the most it takes where the stopping rule applies.
 pub const DEFAULT_MEASUREMENT_TIME: f64 = 1.5;
 
 /// Counters measured by default where a CPU PMU exists.

@@ -99,6 +99,11 @@ impl Progress {
         true
     }
 
+    /// Adds `n` steps to the line's length (rounds the run did not plan).
+    pub fn grow(&self, n: u64) {
+        self.lock().len += n;
+    }
+
     /// What the line says after the counter.
     pub fn set_message(&self, message: String) {
         self.lock().message = message;

@@ -317,6 +317,7 @@ fn measure_in_worker(
         measurement_ns: 0,
         linear: false,
         rounds: 1,
+        precision: None,
     };
     let sampler = Sampler::remote(counters, plan, Box::new(Link(conn.clone())));
     let mut bencher = Bencher::measuring(Box::new(sampler));

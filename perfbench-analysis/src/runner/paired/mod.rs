@@ -134,7 +134,12 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
         .suite
         .clone()
         .unwrap_or_else(|| perfbench::runner::suite_of(Some(&builds.new)));
-    let mut config = run_config(args, &[]);
+    // A paired run's plan is fixed (its driver decides every sample): a fixed plan's defaults.
+    let fixed = Args {
+        precision: Some(0.0),
+        ..args.clone()
+    };
+    let mut config = run_config(&fixed, &[]);
     if args.rounds.is_none() {
         config.rounds = if args.quick {
             PAIRED_QUICK_ROUNDS

@@ -13,8 +13,9 @@
 //!
 //! Its parts, one concept each: `plan` (how many iterations a sample takes, from the warm-up),
 //! `meter` (the bracket, [`Meter`]), `body` (what is measured), `pass` (one pass of a round:
-//! calibration, samples, probes and exact slopes) and `remote` (a paired run's driver, as a
-//! worker sees it); [`Sampler`] here puts them together for a benchmark's rounds. It reads
+//! calibration, samples, probes and exact slopes), [`settle`] (the stopping rule: whether the
+//! rounds so far are enough) and `remote` (a paired run's driver, as a worker sees it);
+//! [`Sampler`] here puts them together for a benchmark's rounds. It reads
 //! counters and the clock only through [`Meter`] and computes no statistics (the tool does).
 
 mod body;
@@ -22,6 +23,7 @@ mod meter;
 mod pass;
 mod plan;
 mod remote;
+pub mod settle;
 
 use std::fmt;
 use std::sync::Arc;
@@ -35,10 +37,10 @@ pub(crate) use body::{Body, Brackets};
 pub use meter::Meter;
 use pass::{prime, run_pass, PassState, PassValues};
 pub(crate) use plan::plan_iterations;
-pub use plan::Plan;
 use plan::{
     first_warm_up_ns, later_warm_up_ns, overrun_note, warm_up, warm_up_both, CALIBRATION_RUNS,
 };
+pub use plan::{Plan, SAMPLE_NS};
 pub use remote::{Command, Remote};
 
 /// Where a measurement is, for progress displays.
@@ -46,7 +48,8 @@ pub use remote::{Command, Remote};
 pub struct Position {
     /// The current round (0-based).
     pub round: u32,
-    /// Rounds in all.
+    /// Rounds in all: those planned, or the current one's number where the stopping rule
+    /// took more.
     pub rounds: u32,
     /// The current pass (0-based).
     pub pass: usize,
@@ -186,6 +189,16 @@ impl Sampler {
         self.called = false;
     }
 
+    /// Whether the rounds so far are enough where the plan has a precision: the stopping rule
+    /// ([`settle`]) holds for the samples so far. `false` without a precision, or before any
+    /// sample.
+    pub(crate) fn settled(&self) -> bool {
+        match (self.plan.stops_when_settled(), &self.measured) {
+            (true, Some(measured)) => settle::settled(measured, self.plan.precision.unwrap_or(0.0)),
+            _ => false,
+        }
+    }
+
     /// The samples of every round: each counter's `per_iteration` and `iterations` in the
     /// order they were taken, and `rounds` with the samples per round. `None` when nothing was
     /// measured.
@@ -315,10 +328,11 @@ impl Sampler {
                 all
             }
         };
-        // This round's share of the plan: samples r, r + R, r + 2R, ...
+        // This round's share of the plan: samples r, r + R, r + 2R, ... (a round beyond the
+        // plan's, which the stopping rule asked for, takes the share of round r mod R).
         let iterations: Vec<u64> = all
             .iter()
-            .skip(self.round as usize)
+            .skip((self.round % rounds) as usize)
             .step_by(rounds as usize)
             .copied()
             .collect();
@@ -329,7 +343,7 @@ impl Sampler {
                 if let Some(f) = self.on_progress.as_mut() {
                     f(Position {
                         round,
-                        rounds,
+                        rounds: rounds.max(round + 1),
                         pass: index,
                         passes: passes.len(),
                         sample,

@@ -19,6 +19,12 @@ pub struct Plan {
     pub linear: bool,
     /// Rounds the samples are split into (at least 1; at most `sample_size`).
     pub rounds: u32,
+    /// The stopping rule's target (a fraction: 0.01 for 1%): the samples are short
+    /// ([`SAMPLE_NS`]), the benchmark stops after its [`rounds`](Self::rounds) once its
+    /// figures have settled to this precision ([`settle`](super::settle)), and takes more
+    /// rounds until they do, for at most [`measurement_ns`](Self::measurement_ns). `None` (and
+    /// linear sampling): a fixed plan, its samples filling the measurement time.
+    pub precision: Option<f64>,
 }
 
 impl Plan {
@@ -30,6 +36,33 @@ impl Plan {
             measurement_ns: 0,
             linear: false,
             rounds: 1,
+            precision: None,
+        }
+    }
+
+    /// Whether the stopping rule applies: a [`precision`](Self::precision) and flat sampling.
+    pub fn stops_when_settled(&self) -> bool {
+        self.precision.is_some() && !self.linear
+    }
+
+    /// The time the planned samples take, all passes together: the measurement time, or, where
+    /// the stopping rule applies, [`SAMPLE_NS`] per sample (at most the measurement time).
+    ///
+    /// ```
+    /// use perfbench::harness::sampler::{Plan, SAMPLE_NS};
+    ///
+    /// let fixed = Plan { sample_size: 100, warm_up_ns: 0, measurement_ns: 1_500_000_000, linear: false, rounds: 10, precision: None };
+    /// assert_eq!(fixed.planned_ns(), 1_500_000_000);
+    /// let settling = Plan { precision: Some(0.01), ..fixed };
+    /// assert_eq!(settling.planned_ns(), 100 * SAMPLE_NS);
+    /// let short = Plan { measurement_ns: 10_000_000, ..settling };
+    /// assert_eq!(short.planned_ns(), 10_000_000);
+    /// ```
+    pub fn planned_ns(&self) -> u64 {
+        if self.stops_when_settled() {
+            (u64::from(self.sample_size.max(2)) * SAMPLE_NS).min(self.measurement_ns)
+        } else {
+            self.measurement_ns
         }
     }
 
@@ -38,7 +71,7 @@ impl Plan {
     /// ```
     /// use perfbench::harness::sampler::Plan;
     ///
-    /// let plan = Plan { sample_size: 100, warm_up_ns: 0, measurement_ns: 0, linear: false, rounds: 0 };
+    /// let plan = Plan { sample_size: 100, warm_up_ns: 0, measurement_ns: 0, linear: false, rounds: 0, precision: None };
     /// assert_eq!(plan.round_count(), 1);
     /// assert_eq!(Plan { rounds: 10, ..plan.clone() }.round_count(), 10);
     /// assert_eq!(Plan { rounds: 500, ..plan }.round_count(), 100);
@@ -68,6 +101,13 @@ impl Plan {
         (samples + CALIBRATION_RUNS as f64) / samples
     }
 }
+
+/// The time a sample is planned to take where the stopping rule applies
+/// ([`Plan::precision`]): 1 ms. Short enough that the rounds of a quiet benchmark are done in
+/// a tenth of a second, long enough that the bracket and the clock's resolution are a small
+/// part of each sample, and that a timer interrupt (every 4 ms at 250 Hz) is in at most about
+/// one sample in four, which the round's minimum and the outlier fences leave out.
+pub const SAMPLE_NS: u64 = 1_000_000;
 
 /// Calibration readings per pass, at least.
 pub(super) const CALIBRATION_RUNS: usize = 21;
@@ -166,7 +206,7 @@ pub(super) fn overrun_note(
 /// Iterations per sample for the plan, given the warm-up's time per iteration.
 pub(crate) fn plan_iterations(plan: &Plan, ns_per_iter: f64, passes: usize) -> Vec<u64> {
     let samples = u64::from(plan.sample_size.max(2));
-    let budget = plan.measurement_ns as f64 / passes.max(1) as f64;
+    let budget = plan.planned_ns() as f64 / passes.max(1) as f64;
     let per_iter = ns_per_iter.max(0.01);
     if plan.linear {
         // d * (1 + 2 + ... + S) iterations in all.
@@ -191,6 +231,7 @@ mod tests {
             measurement_ns: 1_000_000_000,
             linear,
             rounds: 1,
+            precision: None,
         }
     }
 

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Summary of bench-compare/stopping.sh's runs directory (markdown on stdout).
+
+    stopping.py RUNS_DIR "name:flags;name:flags;..."
+
+Reads divan-i.out/.time and, for each variant, NAME-i.json/.time. Per variant: the median
+suite run time, its median ratio to divan's in the same rounds, the rounds each benchmark took
+(median), and per benchmark the run-to-run MAD (relative to the median, %) of the headline
+(perfbench `estimate.point` of wall-time, divan's median) and of perfbench's floor (the
+smallest sample: what the verdict compares).
+"""
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from summarize import BENCHES, divan_table, perfbench_point  # noqa: E402
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def rel_mad(xs):
+    """MAD from the median, relative to the median, in %."""
+    if len(xs) < 2:
+        return float("nan")
+    m = med(xs)
+    return 100.0 * med([abs(x - m) for x in xs]) / m
+
+
+def seconds(path):
+    try:
+        return float(open(path).read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def main():
+    runs, variants = sys.argv[1], [v.split(":", 1)[0] for v in sys.argv[2].split(";") if v]
+    rounds = sorted({int(f.split("-")[1].split(".")[0]) for f in os.listdir(runs)
+                     if f.startswith("divan-") and f.endswith(".time")})
+    divan_t = {i: seconds(os.path.join(runs, f"divan-{i}.time")) for i in rounds}
+    heads = {"divan": {b: [] for b in BENCHES}}
+    print(f"# The stopping rule on the peer suite: {len(rounds)} alternating runs\n")
+    print("| harness | suite run time (median) | against divan | rounds taken (median, per benchmark) |")
+    print("| --- | ---: | ---: | --- |")
+    print(f"| divan 0.1 | {med([t for t in divan_t.values() if t]):.3f} s | 1 | |")
+    for i in rounds:
+        table = divan_table(os.path.join(runs, f"divan-{i}.out"))
+        for b in BENCHES:
+            if b in table:
+                heads["divan"][b].append(table[b]["median"])
+    floors = {}
+    for v in variants:
+        heads[v] = {b: [] for b in BENCHES}
+        floors[v] = {b: [] for b in BENCHES}
+        taken = {b: [] for b in BENCHES}
+        times, ratios = [], []
+        for i in rounds:
+            t = seconds(os.path.join(runs, f"{v}-{i}.time"))
+            if t is not None:
+                times.append(t)
+                if divan_t.get(i):
+                    ratios.append(t / divan_t[i])
+            p = os.path.join(runs, f"{v}-{i}.json")
+            if not os.path.exists(p):
+                continue
+            for bench in json.load(open(p))["benchmarks"]:
+                w = bench.get("counters", {}).get("wall-time")
+                if bench["name"] not in heads[v] or not w:
+                    continue
+                heads[v][bench["name"]].append(perfbench_point(w["estimate"]))
+                floors[v][bench["name"]].append(w["estimate"]["min"])
+                taken[bench["name"]].append(len(w.get("rounds") or [1]))
+        print(f"| perfbench `{v}` | {med(times):.3f} s | {med(ratios):.1f}x | " +
+              " / ".join(f"{med(taken[b]):.0f}" for b in BENCHES) + " |")
+    print("\n## Run-to-run MAD of the headline (relative, %)\n")
+    print("| harness | " + " | ".join(BENCHES) + " |")
+    print("| --- |" + " ---: |" * len(BENCHES))
+    for h in ["divan"] + variants:
+        print(f"| {h} | " + " | ".join(f"{rel_mad(heads[h][b]):.2f}" for b in BENCHES) + " |")
+    s50 = [t for t in (seconds(os.path.join(runs, f)) for f in sorted(os.listdir(runs))
+                       if f.startswith("suite50-") and f.endswith(".time")) if t is not None]
+    if s50:
+        print(f"\nsuite50 (50 benchmarks), default run: {med(s50):.2f} s (median of {len(s50)}: "
+              + ", ".join(f"{t:.2f}" for t in s50) + ")")
+    print("\n## Run-to-run MAD of perfbench's floor (relative, %)\n")
+    print("| variant | " + " | ".join(BENCHES) + " |")
+    print("| --- |" + " ---: |" * len(BENCHES))
+    for v in variants:
+        print(f"| {v} | " + " | ".join(f"{rel_mad(floors[v][b]):.2f}" for b in BENCHES) + " |")
+
+
+if __name__ == "__main__":
+    main()

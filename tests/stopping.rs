@@ -1,0 +1,107 @@
+//! The stopping rule (`--precision`): a benchmark whose figures have settled stops after its
+//! planned rounds; one whose figures never settle takes more rounds, up to five times its
+//! planned ones, or fewer where the measurement time runs out first; `--precision 0` is a
+//! fixed plan. The noisy benchmark times itself (`iter_timed`), so its spread is the test's
+//! choice, not the machine's.
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use perfbench::{perfbench, Bencher};
+
+// Not every helper is used here.
+#[allow(dead_code)]
+mod in_process;
+use in_process::Suite;
+
+/// A figure that repeats: 1,000 ns per iteration in every sample.
+#[perfbench]
+fn steady(b: &mut Bencher) {
+    b.iter_timed(|n| Duration::from_nanos(1_000 * n));
+}
+
+static DRAWS: AtomicU64 = AtomicU64::new(0x2545_f491_4f6c_dd1d);
+
+/// A figure that never settles to 1%: each sample 1,000 to 3,000 ns per iteration, uniformly
+/// (with 2 samples a round, the rounds' means stray about 20% from each other: twice their
+/// standard error after 50 rounds is still 5.8%).
+#[perfbench]
+fn scattered(b: &mut Bencher) {
+    b.iter_timed(|n| {
+        let mut x = DRAWS.load(Ordering::Relaxed);
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        DRAWS.store(x, Ordering::Relaxed);
+        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+        black_box(Duration::from_nanos(
+            (n as f64 * 1_000.0 * (1.0 + 2.0 * u)) as u64,
+        ))
+    });
+}
+
+fn rounds(report: &perfbench_analysis::model::Report, name: &str) -> usize {
+    let b = report
+        .benchmarks
+        .iter()
+        .find(|b| b.name == name)
+        .unwrap_or_else(|| panic!("{name} measured"));
+    let c = b.counter("wall-time").expect("wall-time");
+    assert_eq!(
+        c.rounds.iter().map(|&n| n as usize).sum::<usize>(),
+        c.per_iteration.len(),
+        "{name}: the rounds hold every sample"
+    );
+    c.rounds.len()
+}
+
+#[test]
+fn a_benchmark_stops_once_its_figures_have_settled() {
+    let suite = Suite::new("stopping");
+    // 20 samples in 10 rounds: 2 a round (what the rule judges is the rounds).
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--bench", "--counters", "wall-time", "--sample-size", "20"];
+        if !extra.contains(&"--warm-up-time") {
+            args.extend(["--warm-up-time", "0.01"]);
+        }
+        args.extend_from_slice(extra);
+        assert_eq!(suite.run(&args), std::process::ExitCode::SUCCESS);
+        suite.latest()
+    };
+
+    // The defaults: 1%, 10 rounds at least.
+    let report = run(&[]);
+    assert_eq!(report.config.precision, Some(0.01));
+    assert_eq!(
+        rounds(&report, "steady"),
+        10,
+        "settled after the planned rounds"
+    );
+    assert_eq!(
+        rounds(&report, "scattered"),
+        50,
+        "never settled: five times the planned rounds"
+    );
+
+    // A looser target: both settle in their planned rounds.
+    let report = run(&["--precision", "50"]);
+    assert_eq!(report.config.precision, Some(0.5));
+    assert_eq!(rounds(&report, "steady"), 10);
+    assert_eq!(rounds(&report, "scattered"), 10);
+
+    // Fewer planned rounds: the cap is five times those.
+    let report = run(&["--rounds", "4"]);
+    assert_eq!(rounds(&report, "steady"), 4);
+    assert_eq!(rounds(&report, "scattered"), 20);
+
+    // No measurement time left after the planned rounds: no more rounds. (`iter_timed`'s
+    // routine returns at once, but each round still warms up for its share of the warm-up.)
+    let report = run(&["--measurement-time", "0", "--warm-up-time", "0.2"]);
+    assert_eq!(rounds(&report, "scattered"), 10);
+
+    // A fixed plan: the planned rounds whatever the spread.
+    let report = run(&["--precision", "0"]);
+    assert_eq!(report.config.precision, None);
+    assert_eq!(rounds(&report, "scattered"), 10);
+}
