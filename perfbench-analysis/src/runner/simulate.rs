@@ -401,6 +401,7 @@ impl Simulate {
             counters,
             derived,
             throughput: result.throughput.or(p.throughput),
+            threads: result.threads,
             ..result_of(p, Outcome::Measured)
         }
     }
