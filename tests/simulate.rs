@@ -140,6 +140,7 @@ fn simulated_counts_are_exact_and_the_same_every_run() {
     let s = Scratch::new("exact");
     let exe = s.copy("base");
     let mut runs = Vec::new();
+    let mut printed = Vec::new();
     for i in 0..10 {
         steer_pids(i);
         let json = s.json(&format!("run{i}.json"));
@@ -154,6 +155,7 @@ fn simulated_counts_are_exact_and_the_same_every_run() {
             ],
         );
         assert!(out.status.success(), "{}", text(&out));
+        printed.push(text(&out));
         runs.push(report(&json));
     }
     let r = &runs[0];
@@ -171,6 +173,21 @@ fn simulated_counts_are_exact_and_the_same_every_run() {
     // A threaded body: the threads' counts summed.
     assert_exact(r, "sim-fixture/threaded/1", "instructions", 37.0);
     assert_exact(r, "sim-fixture/threaded/2", "instructions", 74.0);
+    // Each records its thread count, and the terse line of the one on 2 threads says what its
+    // figures are; a body that is not threaded records none.
+    for n in [1, 2] {
+        let b = r.bench(&format!("sim-fixture/threaded/{n}")).unwrap();
+        assert_eq!(b.threads, Some(n), "{}", b.id);
+    }
+    assert_eq!(r.bench("sim-fixture/k37").unwrap().threads, None);
+    let line = printed[0]
+        .lines()
+        .find(|l| l.starts_with("sim-fixture/threaded/2 "))
+        .unwrap_or_else(|| panic!("no line for threaded/2 in\n{}", printed[0]));
+    assert!(
+        line.ends_with("on 2 threads (counters summed over the threads; wall-time per thread)"),
+        "{line}"
+    );
     // The allocation counters under Callgrind: three allocations of 48 bytes, freed at once.
     for (name, want) in [
         ("alloc-count", 3.0),

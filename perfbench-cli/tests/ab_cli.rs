@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 const BIN: &str = env!("CARGO_BIN_EXE_perfbench");
 
 /// The greeting of a worker of this protocol, for scripts that speak it at first.
-const HELLO: &str = r#"{"perfbench_worker":3,"perfbench":"0.1.0","suite":"fake"}"#;
+const HELLO: &str = r#"{"perfbench_worker":4,"perfbench":"0.1.0","suite":"fake"}"#;
 
 struct Scratch(PathBuf);
 

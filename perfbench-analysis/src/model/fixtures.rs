@@ -7,7 +7,7 @@ use crate::stats::{self, StatsConfig};
 
 /// A report exercising every shape of the document: a measured benchmark with five counters
 /// (one multiplexed, one without samples) and `ipc`, linear sampling, a parameterised one with
-/// throughput, a panicked and a failed one, and NaN in the raw values.
+/// throughput on 4 threads, a panicked and a failed one, and NaN in the raw values.
 pub fn synthetic_report() -> Report {
     let cfg = StatsConfig {
         resamples: 100,
@@ -68,6 +68,7 @@ pub fn synthetic_report() -> Report {
     };
     let sum = Benchmark {
         throughput: Some(Throughput::Bytes(4096 * 8)),
+        threads: Some(4),
         counters: vec![counter("wall-time", "ns", Source::Clock, wall)],
         ..Benchmark::new(
             "math/sum/4096",
@@ -122,15 +123,16 @@ pub fn synthetic_report() -> Report {
 }
 
 /// `report` as the first perfbench (commit 43453b4, schema version 1) wrote it: the estimate
-/// had neither `point` nor `excluded` (both came with 6eaf29e). Everything else had the shape
-/// and order it has today.
+/// had neither `point` nor `excluded` (both came with 6eaf29e), and a benchmark had no
+/// `threads`. Everything else had the shape and order it has today.
 pub fn written_by_43453b4(report: &Report) -> String {
-    // Today's layout has one estimate member per line, `point` first and `excluded` last.
+    // Today's layout has one estimate member per line, `point` first and `excluded` last, and
+    // `threads` on a line of its own between `throughput` and `outcome`.
     let text = to_json(report);
     let mut out: Vec<&str> = Vec::new();
     for line in text.lines() {
         let member = line.trim_start();
-        if member.starts_with("\"point\": ") {
+        if member.starts_with("\"point\": ") || member.starts_with("\"threads\": ") {
             continue;
         }
         if member.starts_with("\"excluded\": ") {

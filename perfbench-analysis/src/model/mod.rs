@@ -493,6 +493,14 @@ pub struct Benchmark {
     /// Declared throughput per iteration.
     #[serde(default)]
     pub throughput: Option<Throughput>,
+    /// How many threads ran the body at once, for a body that called
+    /// [`Bencher::iter_threads`](perfbench::Bencher::iter_threads) (or an attribute's
+    /// `threads = [...]`): the resolved count, 1 included. Each counter is then per iteration
+    /// summed over the threads (an iteration on 4 threads is 4 calls), and `wall-time` is one
+    /// thread's time per iteration while the others run too. Absent for every other body, and
+    /// in reports written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
     /// How it ended.
     pub outcome: Outcome,
     /// The message of a panicked or failed benchmark.
@@ -527,6 +535,7 @@ impl Benchmark {
             name: name.to_owned(),
             params: params.map(str::to_owned),
             throughput: None,
+            threads: None,
             outcome,
             error: None,
             counters: Vec::new(),
@@ -584,6 +593,7 @@ impl From<perfbench::harness::raw::RawBenchmark> for Benchmark {
             name: raw.name,
             params: raw.params,
             throughput: raw.throughput,
+            threads: raw.threads,
             outcome: raw.outcome,
             error: raw.error,
             counters: raw.counters.into_iter().map(CounterResult::from).collect(),

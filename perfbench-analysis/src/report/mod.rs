@@ -15,3 +15,29 @@ pub mod terminal;
 
 /// Unit scaling, shared with the harness's notes (it lives below both: [`perfbench::units`]).
 pub use perfbench::units;
+
+use crate::model::Benchmark;
+
+/// What a threaded benchmark's figures are, as the terminal and the HTML report say it beside
+/// the benchmark: `on 4 threads (counters summed over the threads; wall-time per thread)`.
+/// `None` for a body on one thread (its figures read as any other benchmark's) and for one
+/// that is not threaded.
+///
+/// ```
+/// use perfbench_analysis::model::{Benchmark, Outcome};
+/// use perfbench_analysis::report::threads_note;
+///
+/// let mut b = Benchmark::new("g/mutex/4", "g", "mutex", Some("4"), Outcome::Measured);
+/// assert_eq!(threads_note(&b), None);
+/// b.threads = Some(4);
+/// assert_eq!(
+///     threads_note(&b).as_deref(),
+///     Some("on 4 threads (counters summed over the threads; wall-time per thread)")
+/// );
+/// b.threads = Some(1);
+/// assert_eq!(threads_note(&b), None);
+/// ```
+pub fn threads_note(b: &Benchmark) -> Option<String> {
+    b.threads
+        .and_then(perfbench::harness::threads::figures_note)
+}

@@ -401,6 +401,10 @@ fn pretty_block(b: &Benchmark, color: bool) -> String {
         out.push_str("  (no counters)\n");
         return out;
     }
+    if let Some(note) = super::threads_note(b) {
+        out.push_str("  ");
+        paint(&mut out, color, DIM, &note);
+    }
     out.push('\n');
     let mut rows: Vec<Row> = b.counters.iter().map(counter_row).collect();
     rows.extend(derived_rows(b));
@@ -473,6 +477,10 @@ fn terse_line(b: &Benchmark, color: bool) -> String {
             out.push(' ');
             paint(&mut out, color, DIM, &r.interval);
         }
+    }
+    if let Some(note) = super::threads_note(b) {
+        out.push_str("  ");
+        paint(&mut out, color, DIM, &note);
     }
     out.push('\n');
     out

@@ -402,6 +402,7 @@ impl Simulate {
             counters,
             derived,
             throughput: result.throughput.or(p.throughput),
+            threads: result.threads,
             ..result_of(p, Outcome::Measured)
         }
     }

@@ -92,12 +92,14 @@ mod tests {
             name: "a".into(),
             params: None,
             throughput: Some(Throughput::Bytes(8)),
+            threads: Some(3),
             outcome: Outcome::Panicked,
             error: Some("boom".into()),
             counters: Vec::new(),
         };
         let line = format!("{}\n", encode_benchmark(&raw));
         let read = read_benchmark(&mut line.as_bytes()).unwrap().unwrap();
+        assert_eq!(read.threads, Some(3));
         assert_eq!(read, Benchmark::from(raw));
         let e = read_benchmark(&mut "{\"id\":1}\n".as_bytes()).unwrap_err();
         assert!(e.contains("a benchmark's samples does not read"), "{e}");

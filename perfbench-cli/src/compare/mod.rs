@@ -9,7 +9,9 @@
 //! times does, has them pooled with its own). Anything present on one side only is reported as added or removed, never as
 //! a failure; counters that cannot be compared (different units, a benchmark that panicked on
 //! one side) are reported with the reason. Different machine fingerprints
-//! ([`Machine::differences`](perfbench_analysis::model::Machine::differences)) become warnings.
+//! ([`Machine::differences`](perfbench_analysis::model::Machine::differences)), and a benchmark
+//! whose body ran on another number of threads (its counters are sums over the threads), become
+//! warnings.
 //!
 //! The result is the library's [`Comparison`] (the document type, whose schema
 //! `perfbench-analysis/schema/compare-v1.schema.json` the library's tests generate), which
@@ -160,6 +162,7 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
                         diffs.join("; ")
                     ));
                 }
+                warnings.extend(thread_differences(b, n));
                 suites.push(compare_suite(b, n, settings));
             }
             (None, Some(n)) => suites.push(one_sided(n, Presence::Added)),
@@ -177,6 +180,33 @@ pub fn compare(base: &Side, new: &Side, settings: &Settings) -> Result<Compariso
         summary,
         suites,
     })
+}
+
+/// A warning for each benchmark of both reports whose body ran on another number of threads
+/// (a body that is not threaded counts as one): its counters are summed over the threads, so
+/// they differ for that reason alone.
+fn thread_differences(base: &Report, new: &Report) -> Vec<String> {
+    let count = |b: &Benchmark| b.threads.unwrap_or(1);
+    let on = |n: u32| match n {
+        1 => "on one thread".to_owned(),
+        n => format!("on {n} threads"),
+    };
+    new.benchmarks
+        .iter()
+        .filter_map(|n| {
+            let b = base.bench(&n.id)?;
+            (count(b) != count(n)).then(|| {
+                format!(
+                    "suite `{}`: {} ran {} in BASE and {} in NEW: its counters are summed over \
+                     the threads, so they differ for that reason alone",
+                    new.suite,
+                    n.id,
+                    on(count(b)),
+                    on(count(n))
+                )
+            })
+        })
+        .collect()
 }
 
 /// How many counters and benchmarks of `suites` ended each way.

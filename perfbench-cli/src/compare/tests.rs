@@ -588,6 +588,31 @@ fn another_simulator_is_a_fingerprint_difference() {
 }
 
 #[test]
+fn a_benchmark_on_another_number_of_threads_is_a_warning() {
+    let base = synthetic_report();
+    let mut new = base.clone();
+    // sum ran on 4 threads in the fixture, fib is not threaded: one thread either way.
+    new.benchmarks[0].threads = Some(1);
+    let same = compare(
+        &side(base.clone()),
+        &side(new.clone()),
+        &Settings::default(),
+    )
+    .unwrap();
+    assert!(same.warnings.is_empty(), "{:?}", same.warnings);
+    new.benchmarks[1].threads = Some(8);
+    let cmp = compare(&side(base), &side(new), &Settings::default()).unwrap();
+    assert_eq!(
+        cmp.warnings,
+        [
+            "suite `demo`: math/sum/4096 ran on 4 threads in BASE and on 8 threads in NEW: its \
+          counters are summed over the threads, so they differ for that reason alone"
+        ]
+    );
+    assert!(render::text(&cmp, false).contains("on 8 threads in NEW"));
+}
+
+#[test]
 fn a_figure_below_zero_reads_as_below_resolution_in_the_comparison() {
     let base = synthetic_report();
     // Calibration took the new run's figure below zero.

@@ -19,6 +19,8 @@ pub struct Bencher {
     mode: Mode,
     calls: u32,
     throughput: Option<Throughput>,
+    /// The thread count of an [`iter_threads`](Self::iter_threads) body, once it ran.
+    threads: Option<u32>,
 }
 
 enum Mode {
@@ -45,6 +47,7 @@ impl Bencher {
             mode: Mode::Smoke,
             calls: 0,
             throughput: None,
+            threads: None,
         }
     }
 
@@ -53,6 +56,7 @@ impl Bencher {
             mode: Mode::Measure(sampler),
             calls: 0,
             throughput: None,
+            threads: None,
         }
     }
 
@@ -80,6 +84,17 @@ impl Bencher {
         self.throughput
     }
 
+    /// How many threads an [`iter_threads`](Self::iter_threads) body ran on (the resolved
+    /// count, 1 included); `None` for every other body.
+    pub(crate) fn threads_set(&self) -> Option<u32> {
+        self.threads
+    }
+
+    /// Records the thread count of a threaded body, for the report.
+    pub(super) fn set_threads(&mut self, threads: usize) {
+        self.threads = Some(u32::try_from(threads).unwrap_or(u32::MAX));
+    }
+
     /// The sampler, with its results, after the benchmark ran.
     pub(crate) fn into_sampler(self) -> Option<Box<Sampler>> {
         match self.mode {
@@ -100,13 +115,6 @@ impl Bencher {
         match &mut self.mode {
             Mode::Smoke => smoke(body),
             Mode::Measure(sampler) => sampler.run(body, empty),
-        }
-    }
-
-    /// Says `note` about the benchmark where it is measured (once, in its first round).
-    pub(super) fn note_once(&mut self, note: String) {
-        if let Mode::Measure(sampler) = &mut self.mode {
-            sampler.note_once(note);
         }
     }
 

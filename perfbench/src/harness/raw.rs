@@ -87,6 +87,11 @@ pub struct RawBenchmark {
     pub params: Option<String>,
     /// Declared (or set) throughput per iteration.
     pub throughput: Option<Throughput>,
+    /// The threads its body ran on at once, for a body that called
+    /// [`Bencher::iter_threads`](crate::Bencher::iter_threads) (the resolved count, 1 included):
+    /// its counters are then per iteration summed over the threads, its wall time one thread's
+    /// per iteration. `None` for every other body.
+    pub threads: Option<u32>,
     /// How it ended.
     pub outcome: Outcome,
     /// The message of a panicked or failed benchmark.

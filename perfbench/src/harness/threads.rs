@@ -11,6 +11,9 @@
 //! thread's bracket cost is subtracted. Under Callgrind (`--simulate`) and in profile mode the
 //! N shares run one after another on the measuring thread, in one bracket: the counts are the
 //! same sum (Callgrind runs one thread at a time anyway), without the contention.
+//!
+//! The benchmark's result records the thread count (`threads` in the JSON report, for every
+//! `iter_threads` body, 1 included), and the reports say what its figures mean.
 
 use std::hint::black_box;
 use std::sync::Barrier;
@@ -22,7 +25,8 @@ use crate::counters::{Counters, GroupOptions};
 impl Bencher {
     /// Measures `routine` on `threads` threads at once (0: the machine's available
     /// parallelism), each calling it `n` times per sample; counters are summed over the
-    /// threads, wall time is each thread's mean (see the [module](self)).
+    /// threads, wall time is each thread's mean (see the [module](self)). The report records
+    /// the thread count and says so beside the benchmark.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -40,12 +44,7 @@ impl Bencher {
         R: Fn() -> O + Sync,
     {
         let threads = resolve(threads);
-        if threads > 1 {
-            self.note_once(format!(
-                "on {threads} threads at once: each counter is per iteration summed over the \
-                 threads, wall-time is one thread's time per iteration"
-            ));
-        }
+        self.set_threads(threads);
         let mut body = Threaded {
             threads,
             routine: &routine,
@@ -79,6 +78,24 @@ pub fn resolve(threads: usize) -> usize {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     }
+}
+
+/// What the figures of a body on `threads` threads are, as the reports say it beside the
+/// benchmark; `None` for one thread, whose figures read as any other body's.
+///
+/// ```
+/// use perfbench::harness::threads::figures_note;
+///
+/// assert_eq!(
+///     figures_note(4).as_deref(),
+///     Some("on 4 threads (counters summed over the threads; wall-time per thread)")
+/// );
+/// assert_eq!(figures_note(1), None);
+/// ```
+pub fn figures_note(threads: u32) -> Option<String> {
+    (threads > 1).then(|| {
+        format!("on {threads} threads (counters summed over the threads; wall-time per thread)")
+    })
 }
 
 /// `iter_threads`: the routine on `threads` threads, each bracketing its own iterations.

@@ -9,12 +9,13 @@ use crate::harness::raw::Outcome;
 use crate::harness::simulate::{Region, SimSample};
 
 /// The version of the child's result.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// The child's account of its run, next to its dumps.
 pub const FILE: &str = "result.json";
 
-/// What the child ran: how it ended, the throughput its body set, and its samples' regions.
+/// What the child ran: how it ended, the throughput its body set, the threads of a threaded
+/// body, and its samples' regions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Result {
     /// How the benchmark ended.
@@ -23,13 +24,16 @@ pub struct Result {
     pub error: Option<String>,
     /// The throughput its attribute or body set.
     pub throughput: Option<Throughput>,
+    /// The thread count of an `iter_threads` body (see
+    /// [`RawBenchmark::threads`](crate::harness::raw::RawBenchmark::threads)).
+    pub threads: Option<u32>,
     /// The samples: each a pair of regions of the body and a pair of the empty calibration.
     pub samples: Vec<SimSample>,
 }
 
 impl Result {
-    /// The file's text: `{"perfbench_sim": 1, "outcome": ..., "error": ..., "throughput":
-    /// ..., "samples": [{"n": N, "per_pair": B, "body": [REGION, REGION], "empty": [REGION,
+    /// The file's text: `{"perfbench_sim": 3, "outcome": ..., "error": ..., "throughput":
+    /// ..., "threads": N (a threaded body only), "samples": [{"n": N, "per_pair": B, "body": [REGION, REGION], "empty": [REGION,
     /// REGION]}, ...]}`, each region `{"dump": D, "iterations": N, "pairs": P, "allocs":
     /// [ALLOCS, BYTES, DEALLOCS, REALLOCS, PEAK] or null}`.
     pub fn encode(&self) -> String {
@@ -50,6 +54,10 @@ impl Result {
         push_opt_str(&mut out, self.error.as_deref());
         out.push_str(",\"throughput\":");
         push_throughput(&mut out, self.throughput);
+        if let Some(n) = self.threads {
+            out.push_str(",\"threads\":");
+            out.push_str(&n.to_string());
+        }
         out.push_str(",\"samples\":[");
         push_list(&mut out, &self.samples, |out, s| {
             out.push_str(&format!(
@@ -76,6 +84,8 @@ impl Result {
             outcome: Outcome,
             error: Option<String>,
             throughput: Option<Throughput>,
+            #[serde(default)]
+            threads: Option<u32>,
             samples: Vec<SimSample>,
         }
         const WHAT: &str = "the simulated run's result";
@@ -93,6 +103,7 @@ impl Result {
             outcome: w.outcome,
             error: w.error,
             throughput: w.throughput,
+            threads: w.threads,
             samples: w.samples,
         })
     }

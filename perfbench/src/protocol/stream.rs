@@ -2,7 +2,7 @@
 //! (`perfbench run-suite`, which the binary starts; see [`crate::runner::stream`]).
 //!
 //! Binary to tool, on the tool's standard input, one JSON object per line: first a [`Hello`]
-//! (`{"perfbench_stream": 2, "perfbench": "0.1.0", "counters": [...], "benchmarks": [...]}`:
+//! (`{"perfbench_stream": 3, "perfbench": "0.1.0", "counters": [...], "benchmarks": [...]}`:
 //! the run's default counters, and the selected benchmarks with what the analysis needs of
 //! their attribute; also what `--perfbench-describe` prints), then one benchmark per line
 //! ([`encode_benchmark`]: its samples, no statistics), then [`END`]. An input that ends
@@ -22,7 +22,7 @@ use crate::harness::entry::Throughput;
 use crate::harness::raw::RawBenchmark;
 
 /// The version of the stream's messages.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// The last line of a run that ended as it should.
 pub const END: &str = "{\"perfbench_end\":true}";
@@ -146,7 +146,8 @@ pub fn decode_hello(line: &str) -> Result<Hello, HelloError> {
 
 /// A benchmark as one line of JSON: its identity, outcome and samples (no statistics),
 /// counters keyed by name in their order, non-finite values as `null`, floats that read back
-/// exactly. The stream's lines and the paired worker's `done` answer carry it.
+/// exactly; `"threads": N` after the throughput only for a threaded body. The stream's lines
+/// and the paired worker's `done` answer carry it.
 ///
 /// ```
 /// use perfbench::harness::raw::{Outcome, RawBenchmark};
@@ -154,19 +155,25 @@ pub fn decode_hello(line: &str) -> Result<Hello, HelloError> {
 ///
 /// let b = RawBenchmark {
 ///     id: "g/\"odd\"".into(), group: "g".into(), name: "\"odd\"".into(), params: None,
-///     throughput: None, outcome: Outcome::Panicked, error: Some("boom\n".into()),
-///     counters: Vec::new(),
+///     throughput: None, threads: None, outcome: Outcome::Panicked,
+///     error: Some("boom\n".into()), counters: Vec::new(),
 /// };
 /// assert_eq!(
 ///     encode_benchmark(&b),
 ///     r#"{"id":"g/\"odd\"","group":"g","name":"\"odd\"","params":null,"throughput":null,"outcome":"panicked","error":"boom\n","counters":{}}"#
 /// );
+/// let threaded = RawBenchmark { threads: Some(4), ..b };
+/// assert!(encode_benchmark(&threaded).contains(r#""throughput":null,"threads":4,"outcome""#));
 /// ```
 pub fn encode_benchmark(b: &RawBenchmark) -> String {
     let mut out = String::with_capacity(256 + b.counters.len() * 2048);
     push_identity(&mut out, &b.id, &b.group, &b.name, b.params.as_deref());
     out.push_str(",\"throughput\":");
     push_throughput(&mut out, b.throughput);
+    if let Some(n) = b.threads {
+        out.push_str(",\"threads\":");
+        out.push_str(&n.to_string());
+    }
     out.push_str(",\"outcome\":");
     push_str(&mut out, b.outcome.as_str());
     out.push_str(",\"error\":");
@@ -232,6 +239,8 @@ pub(crate) mod wire {
         name: String,
         params: Option<String>,
         throughput: Option<Throughput>,
+        #[serde(default)]
+        threads: Option<u32>,
         outcome: Outcome,
         error: Option<String>,
         #[serde(deserialize_with = "in_order")]
@@ -288,6 +297,7 @@ pub(crate) mod wire {
                 name: b.name,
                 params: b.params,
                 throughput: b.throughput,
+                threads: b.threads,
                 outcome: b.outcome,
                 error: b.error,
                 counters: b.counters,

@@ -31,6 +31,7 @@ fn benchmark() -> RawBenchmark {
         name: "odd \"name\"\n".into(),
         params: Some("é".into()),
         throughput: Some(Throughput::Elements(u64::MAX)),
+        threads: Some(u32::MAX),
         outcome: Outcome::Measured,
         error: None,
         // Not in alphabetical order: the order is kept.
@@ -50,6 +51,7 @@ fn assert_same_benchmark(a: &RawBenchmark, b: &RawBenchmark) {
             &a.name,
             &a.params,
             a.throughput,
+            a.threads,
             a.outcome,
             &a.error
         ),
@@ -59,6 +61,7 @@ fn assert_same_benchmark(a: &RawBenchmark, b: &RawBenchmark) {
             &b.name,
             &b.params,
             b.throughput,
+            b.threads,
             b.outcome,
             &b.error
         )
@@ -137,6 +140,23 @@ fn a_benchmark_line_round_trips_exactly() {
         &stream::decode_benchmark(&stream::encode_benchmark(&failed)).unwrap(),
         &failed,
     );
+    // A body that is not threaded: no `threads` member, read back as none.
+    let plain = RawBenchmark {
+        threads: None,
+        ..failed
+    };
+    let line = stream::encode_benchmark(&plain);
+    assert!(!line.contains("threads"), "{line}");
+    assert_same_benchmark(&stream::decode_benchmark(&line).unwrap(), &plain);
+    for n in [1, 2, 64] {
+        let threaded = RawBenchmark {
+            threads: Some(n),
+            ..plain.clone()
+        };
+        let line = stream::encode_benchmark(&threaded);
+        assert!(line.contains(&format!("\"threads\":{n},")), "{line}");
+        assert_eq!(stream::decode_benchmark(&line).unwrap().threads, Some(n));
+    }
 }
 
 #[test]
@@ -240,6 +260,7 @@ fn the_callgrind_childs_result_round_trips() {
         outcome: Outcome::Measured,
         error: None,
         throughput: Some(Throughput::Bytes(64)),
+        threads: Some(4),
         samples: vec![SimSample {
             n: 3,
             per_pair: true,
@@ -252,8 +273,10 @@ fn the_callgrind_childs_result_round_trips() {
         outcome: Outcome::Failed,
         error: Some("no \"iter\"".into()),
         throughput: None,
+        threads: None,
         samples: Vec::new(),
     };
+    assert!(!failed.encode().contains("threads"));
     assert_eq!(sim::Result::decode(&failed.encode()), Ok(failed));
 }
 
@@ -323,6 +346,7 @@ fn decoders_name_what_they_do_not_know() {
         outcome: Outcome::Measured,
         error: None,
         throughput: None,
+        threads: None,
         samples: Vec::new(),
     }
     .encode();

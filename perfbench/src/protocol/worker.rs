@@ -2,7 +2,7 @@
 //! paired run's driver (`--paired`, `perfbench ab`; in the tool) over its standard input and
 //! output ([`crate::runner::worker`]).
 //!
-//! The worker first writes a [`Hello`] (`{"perfbench_worker": 3, "perfbench": "0.1.0",
+//! The worker first writes a [`Hello`] (`{"perfbench_worker": 4, "perfbench": "0.1.0",
 //! "suite": "..."}`), then answers each [`Request`] (one line of words) with one [`Answer`]
 //! (one line of JSON):
 //!
@@ -25,7 +25,7 @@ use super::stream::encode_benchmark;
 use crate::harness::raw::{Outcome, RawBenchmark};
 
 /// The version of the worker's messages. A driver only talks to workers of its own version.
-pub const VERSION: u64 = 3;
+pub const VERSION: u64 = 4;
 
 /// The worker's greeting.
 #[derive(Clone, Debug, PartialEq)]

@@ -376,6 +376,8 @@ pub(super) struct Measurement<'a> {
     pub(super) sampler: Option<Box<Sampler>>,
     /// What its body set with `Bencher::throughput`, last round's.
     pub(super) throughput: Option<Throughput>,
+    /// The threads of its `Bencher::iter_threads` body, last round's.
+    pub(super) threads: Option<u32>,
     /// Its result, once it has one: measured after its last round, or failed or panicked.
     pub(super) done: Option<RawBenchmark>,
     /// Whether the result was printed (and compared).
@@ -418,6 +420,7 @@ impl<'a> Measurement<'a> {
             plan,
             sampler: None,
             throughput: None,
+            threads: None,
             done,
             printed: false,
             gate: None,
@@ -459,6 +462,7 @@ impl<'a> Measurement<'a> {
             Some(counters) => RawBenchmark {
                 counters,
                 throughput: self.throughput.or(p.entry.options.throughput),
+                threads: self.threads,
                 ..raw_result(p, Outcome::Measured)
             },
             None => raw_failed(p, NEVER_CALLED.to_owned()),
@@ -581,6 +585,7 @@ pub(super) fn measure_once(
         return;
     }
     f.throughput = bencher.throughput_set().or(f.throughput);
+    f.threads = bencher.threads_set().or(f.threads);
     let Some(sampler) = bencher.into_sampler() else {
         return;
     };
@@ -625,6 +630,7 @@ pub(super) fn raw_result(p: &Job, outcome: Outcome) -> RawBenchmark {
         name: p.entry.name.to_owned(),
         params: p.params.clone(),
         throughput: p.entry.options.throughput,
+        threads: None,
         outcome,
         error: None,
         counters: Vec::new(),

@@ -45,10 +45,16 @@ pub fn child(suite: &str, dir: &Path, args: &Args) -> ExitCode {
     // Where the suite installs perfbench's counting allocator, the regions carry its counts
     // (this turns counting on for this thread, the one that measures).
     crate::counters::alloc::installed();
-    let mut throughput = None;
+    let (mut throughput, mut threads) = (None, None);
     let mut simulated = None;
     let missing = for_each_body(std::slice::from_ref(p), &mut |_, body| {
-        simulated = Some(simulated_rounds(rounds, dir, &mut throughput, body));
+        simulated = Some(simulated_rounds(
+            rounds,
+            dir,
+            &mut throughput,
+            &mut threads,
+            body,
+        ));
     });
     let simulated = match (simulated, missing.into_iter().next()) {
         (Some(s), _) => s,
@@ -60,12 +66,14 @@ pub fn child(suite: &str, dir: &Path, args: &Args) -> ExitCode {
             outcome: Outcome::Measured,
             error: None,
             throughput,
+            threads,
             samples,
         },
         Err((outcome, error)) => sim::Result {
             outcome,
             error: Some(error),
             throughput,
+            threads,
             samples: Vec::new(),
         },
     };
@@ -85,11 +93,13 @@ fn write_result(dir: &Path, contents: &[u8]) -> std::io::Result<()> {
 }
 
 /// Runs a benchmark's `body` for `rounds` rounds under Callgrind (the child's work), its dumps
-/// in `dir`; `throughput` gets what the body set. The samples, or how it ended instead.
+/// in `dir`; `throughput` gets what the body set, `threads` the thread count of a threaded
+/// body. The samples, or how it ended instead.
 fn simulated_rounds(
     rounds: u32,
     dir: &Path,
     throughput: &mut Option<Throughput>,
+    threads: &mut Option<u32>,
     body: &mut dyn FnMut(&mut Bencher),
 ) -> Result<Vec<SimSample>, (Outcome, String)> {
     let mut sampler = Box::new(Sampler::simulated(Simulation::new(dir.to_path_buf())));
@@ -100,6 +110,7 @@ fn simulated_rounds(
             return Err((Outcome::Panicked, panic_message(payload.as_ref())));
         }
         *throughput = bencher.throughput_set().or(*throughput);
+        *threads = bencher.threads_set().or(*threads);
         let Some(mut s) = bencher.into_sampler() else {
             return Err((Outcome::Failed, NEVER_CALLED.to_owned()));
         };

@@ -23,7 +23,10 @@ pub(super) fn smoke_test(suite: &str, chosen: &[Job], args: &Args) -> ExitCode {
             Ok(()) => {
                 passed += 1;
                 println!("test {} ... ok", p.id);
-                results.push(raw_result(p, Outcome::Tested));
+                results.push(RawBenchmark {
+                    threads: b.threads_set(),
+                    ..raw_result(p, Outcome::Tested)
+                });
             }
             Err(payload) => failed(
                 p,

@@ -178,14 +178,16 @@ fn estimates_only(args: &Args, chosen: &[Job], missing: &Missing) -> ExitCode {
     }
 }
 
-/// A benchmark's lines without the tool: its id, then each counter's median and interval.
+/// A benchmark's lines without the tool: its id (and what the figures of a body on several
+/// threads are), then each counter's median and interval.
 fn estimates_text(raw: &RawBenchmark) -> String {
     use std::fmt::Write as _;
-    let mut out = format!(
-        "{}
-",
-        raw.id
-    );
+    let mut out = raw.id.clone();
+    let threads = raw.threads.and_then(crate::harness::threads::figures_note);
+    if let (Some(note), None) = (threads, &raw.error) {
+        let _ = write!(out, "  {note}");
+    }
+    out.push('\n');
     if let Some(e) = &raw.error {
         let _ = writeln!(out, "  {}: {}", raw.outcome.as_str(), e.trim_end());
         return out;
@@ -371,5 +373,61 @@ impl ToolRun {
             print_now(&text);
         }
         ExitCode::from(u8::try_from(self.exit_code()).unwrap_or(2))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counters::Source;
+    use crate::harness::raw::{Outcome, RawCounter};
+
+    #[test]
+    fn without_the_tool_a_threaded_benchmark_says_what_its_figures_are() {
+        let plain = RawBenchmark {
+            id: "g/mutex".into(),
+            group: "g".into(),
+            name: "mutex".into(),
+            params: None,
+            throughput: None,
+            threads: None,
+            outcome: Outcome::Measured,
+            error: None,
+            counters: vec![RawCounter {
+                name: "wall-time".into(),
+                unit: "ns".into(),
+                source: Source::Clock,
+                multiplexed: false,
+                per_iteration: vec![10.0, 11.0, 12.0],
+                iterations: vec![100; 3],
+                rounds: Vec::new(),
+                overhead: 0.0,
+            }],
+        };
+        let note = crate::harness::threads::figures_note(4).unwrap();
+        let text = estimates_text(&plain);
+        assert!(text.starts_with("g/mutex\n  wall-time"), "{text}");
+        let one = estimates_text(&RawBenchmark {
+            threads: Some(1),
+            ..plain.clone()
+        });
+        assert_eq!(one, text);
+        let four = RawBenchmark {
+            threads: Some(4),
+            ..plain
+        };
+        let text = estimates_text(&four);
+        assert!(
+            text.starts_with(&format!("g/mutex  {note}\n  wall-time")),
+            "{text}"
+        );
+        // A failure says only what went wrong.
+        let failed = estimates_text(&RawBenchmark {
+            outcome: Outcome::Panicked,
+            error: Some("boom".into()),
+            counters: Vec::new(),
+            ..four
+        });
+        assert_eq!(failed, "g/mutex\n  panicked: boom\n");
     }
 }

@@ -326,6 +326,7 @@ fn measure_in_worker(
         return worker_error(Outcome::Panicked, panic_message(payload.as_ref()));
     }
     let throughput = bencher.throughput_set().or(p.entry.options.throughput);
+    let threads = bencher.threads_set();
     let Some(sampler) = bencher.into_sampler() else {
         return worker_error(Outcome::Failed, NEVER_CALLED);
     };
@@ -337,6 +338,7 @@ fn measure_in_worker(
     let measured = RawBenchmark {
         counters: sampler.into_measured().unwrap_or_default(),
         throughput,
+        threads,
         ..raw_result(p, Outcome::Measured)
     };
     Answer::Samples(measured).encode()

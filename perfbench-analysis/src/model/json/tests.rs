@@ -27,6 +27,8 @@ fn round_trip_is_exact() {
         back.benchmarks[1].throughput,
         Some(Throughput::Bytes(32768))
     );
+    assert_eq!(back.benchmarks[1].threads, Some(4));
+    assert_eq!(back.benchmarks[0].threads, None);
     // Integers beyond 2^53 stay exact.
     let mut big = report.clone();
     big.benchmarks[0].counters[0].iterations[0] = u64::MAX;
@@ -100,7 +102,7 @@ fn document_shape() {
         "\"sources\": {\n      \"wall-time\": \"clock\",",
         "\"params\": null,",
         "\"params\": \"4096\",",
-        "\"throughput\": {\n        \"bytes\": 32768\n      },",
+        "\"throughput\": {\n        \"bytes\": 32768\n      },\n      \"threads\": 4,\n      \"outcome\"",
         "\"throughput\": {\n        \"elements\": 10\n      },",
         "\"outcome\": \"panicked\",\n      \"error\": \"index out of bounds: \\\"len\\\" is 3\"",
         "\"outcome\": \"failed\",",
@@ -119,6 +121,11 @@ fn document_shape() {
     assert!(
         !text.contains("\"change\""),
         "no change without a comparison"
+    );
+    assert_eq!(
+        text.matches("\"threads\"").count(),
+        1,
+        "`threads` only where the body was threaded"
     );
     // The layout changes only whitespace: the same document as serde_json's compact form.
     let squeeze = |s: &str| s.split_whitespace().collect::<String>();
@@ -304,6 +311,7 @@ fn tolerates_unknown_fields_and_minimal_documents() {
         "no point: the mean, nothing left out"
     );
     assert!(report.benchmarks[0].derived.is_empty());
+    assert_eq!(report.benchmarks[0].threads, None);
     assert_eq!(report.config, crate::model::Config::default());
 }
 
@@ -312,7 +320,9 @@ fn reports_of_earlier_versions_still_read() {
     let report = synthetic_report();
     let old = written_by_43453b4(&report);
     assert!(!old.contains("\"point\"") && !old.contains("\"excluded\""));
+    assert!(!old.contains("\"threads\""));
     let back = from_json(&old).unwrap();
+    assert!(back.benchmarks.iter().all(|b| b.threads.is_none()));
     for (b, orig) in back.benchmarks.iter().zip(&report.benchmarks) {
         for (c, o) in b.counters.iter().zip(&orig.counters) {
             let (Some(e), Some(o)) = (c.estimate, o.estimate) else {

@@ -52,6 +52,9 @@ pub fn bench_page(
         Some(Throughput::Elements(n)) => facts.push(format!("{n} elements per iteration")),
         None => {}
     }
+    if let Some(note) = threads_note(b) {
+        facts.push(escape(&note));
+    }
     let _ = writeln!(body, "<p class=\"facts\">{}</p>", facts.join(" · "));
     let _ = writeln!(
         body,

@@ -272,11 +272,14 @@ pub(super) fn suite_section(body: &mut String, r: &Report) {
     );
     let extra = if compared { 2 } else { 0 };
     for (i, b) in r.benchmarks.iter().enumerate() {
-        let link = format!(
+        let mut link = format!(
             "<a href=\"{dir}/{}\">{}</a>",
             bench_file(i, &b.id),
             escape(&b.id)
         );
+        if let Some(note) = threads_note(b) {
+            let _ = write!(link, "<br><span class=\"muted\">{}</span>", escape(&note));
+        }
         if let Some(f) = b.failure() {
             let _ = writeln!(
                 body,

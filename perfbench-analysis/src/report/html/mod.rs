@@ -27,6 +27,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::threads_note;
 use crate::model::{file, Benchmark, CounterResult, Outcome, Report, Sampling, Throughput};
 use crate::stats::{headline_samples, Change, Estimate, Method, Verdict};
 

@@ -57,6 +57,10 @@ fn every_counter_with_samples_gets_its_plots() {
     let sum = page(&site, "sum_4096");
     assert_eq!(count(sum, "<svg "), 3);
     assert!(sum.contains("32768 bytes per iteration"));
+    // sum ran on 4 threads: its page says what its figures are; fib's does not.
+    let threads = "on 4 threads (counters summed over the threads; wall-time per thread)";
+    assert_eq!(count(sum, threads), 1, "{sum}");
+    assert!(!fib.contains("threads"));
     let boom = page(&site, "boom");
     assert_eq!(count(boom, "<svg "), 0);
     assert!(boom.contains("panicked: index out of bounds"));
@@ -78,6 +82,16 @@ fn the_index_lists_every_benchmark_by_counter_with_links() {
     // fib's five counters and ipc, the throughput of sum, the failures.
     assert!(index.contains("<td>ipc</td>"));
     assert!(index.contains("<td>throughput</td>"));
+    // Beside sum's link, once: it ran on 4 threads.
+    assert_eq!(
+        count(
+            index,
+            "</a><br><span class=\"muted\">on 4 threads (counters summed over the threads; \
+             wall-time per thread)</span></td>"
+        ),
+        1,
+        "{index}"
+    );
     assert!(index.contains("panicked: index out of bounds"));
     assert!(index.contains("<h3 class=\"regressed\">Failed</h3>"));
     assert!(index.contains("Test CPU @ 3.0GHz"));

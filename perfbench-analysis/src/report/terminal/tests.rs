@@ -156,6 +156,13 @@ fn terse_lines() {
     assert!(lines[0].contains("  cycles* "), "{out}");
     assert!(lines[0].contains("  ipc 1.19 ["), "{out}");
     assert!(lines[1].contains("throughput") && lines[1].contains("GiB/s"));
+    // A threaded benchmark says what its figures are, at the end of its line.
+    assert!(
+        lines[1]
+            .ends_with("  on 4 threads (counters summed over the threads; wall-time per thread)"),
+        "{out}"
+    );
+    assert_eq!(out.matches("threads").count(), 2, "{out}");
     assert!(lines[2].starts_with("io/boom  panicked: "));
     assert!(!out.contains('\x1b'));
 }
@@ -239,7 +246,15 @@ fn reporter_prints_a_header_when_the_group_changes() {
     let first = r.bench_done(&suite.benchmarks[0]);
     assert!(first.starts_with("\nmath\n  math/fib_20\n"), "{first}");
     let second = r.bench_done(&suite.benchmarks[1]);
-    assert!(second.starts_with("  math/sum/4096\n"), "{second}");
+    // On 4 threads: its heading says what the figures are, once.
+    assert!(
+        second.starts_with(
+            "  math/sum/4096  on 4 threads (counters summed over the threads; wall-time per \
+             thread)\n    wall-time "
+        ),
+        "{second}"
+    );
+    assert_eq!(second.matches("threads").count(), 2, "{second}");
     let third = r.bench_done(&suite.benchmarks[2]);
     assert!(third.starts_with("\nio\n  io/boom"), "{third}");
     // The terse format has no headers.

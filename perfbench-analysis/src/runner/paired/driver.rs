@@ -39,6 +39,8 @@ pub(super) struct PairedJob {
     /// Each side's samples so far, round by round.
     pub(super) measured: Vec<Vec<CounterResult>>,
     pub(super) throughput: Option<Throughput>,
+    /// Each side's thread count, for a threaded body (see [`Benchmark::threads`]).
+    pub(super) threads: Vec<Option<u32>>,
     pub(super) plan: SamplePlan,
     /// Pairs taken so far (the next pair's index, which sets its order).
     pub(super) pairs_done: usize,
@@ -119,10 +121,13 @@ impl Driver {
             Ok(per_side) => {
                 if b.measured.len() < per_side.len() {
                     b.measured.resize(per_side.len(), Vec::new());
+                    b.threads.resize(per_side.len(), None);
                 }
-                for (all, (round, t)) in b.measured.iter_mut().zip(per_side) {
-                    merge(all, round);
-                    b.throughput = b.throughput.or(t);
+                let sides = b.measured.iter_mut().zip(b.threads.iter_mut());
+                for ((all, threads), done) in sides.zip(per_side) {
+                    merge(all, done.counters);
+                    b.throughput = b.throughput.or(done.throughput);
+                    *threads = threads.or(done.threads);
                 }
             }
             Err(failure) => b.failed = Some(failure),
@@ -188,7 +193,9 @@ impl Driver {
             })
             .collect();
         let derived = derived_metrics(&counters, &cfg);
+        let threads = |i: usize| b.threads.get(i).copied().flatten();
         let base_side = Benchmark {
+            threads: threads(0),
             counters: old
                 .iter()
                 .map(|c| CounterResult {
@@ -203,6 +210,7 @@ impl Driver {
                 counters,
                 derived,
                 throughput: b.throughput,
+                threads: threads(1),
                 ..base
             },
             base: Some(base_side),
@@ -212,9 +220,9 @@ impl Driver {
 
     /// One round: every side calls the benchmark function afresh and warms up, then `pairs`
     /// blocks of one sample per side (pair `k0` first, in the alternating order), then every
-    /// side finishes. The first round also sizes the samples (`plan`). The inner `Err` is a
-    /// benchmark that failed or panicked on a side (the other sides are told to finish).
-    #[allow(clippy::type_complexity)]
+    /// side finishes. The first round also sizes the samples (`plan`). Each side's samples of
+    /// the round, as its worker sent them (no estimates). The inner `Err` is a benchmark that
+    /// failed or panicked on a side (the other sides are told to finish).
     pub(super) fn round(
         &mut self,
         p: &ListedBench,
@@ -222,8 +230,7 @@ impl Driver {
         plan: &mut SamplePlan,
         k0: usize,
         pairs: usize,
-    ) -> Result<Result<Vec<(Vec<CounterResult>, Option<Throughput>)>, (Outcome, String)>, String>
-    {
+    ) -> Result<Result<Vec<Benchmark>, (Outcome, String)>, String> {
         let run = Request::Run {
             warm_up_ns,
             counters: self.args.counters.clone(),
@@ -308,8 +315,7 @@ impl Driver {
             let Answer::Samples(raw) = answer else {
                 return Err(self.sides[i].broken(format!("answered `finish` with {answer:?}")));
             };
-            let done = Benchmark::from(raw);
-            out.push((done.counters, done.throughput));
+            out.push(Benchmark::from(raw));
         }
         Ok(match failed {
             Some(f) => Err(f),

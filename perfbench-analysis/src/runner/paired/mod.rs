@@ -233,6 +233,7 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
             listed,
             measured: Vec::new(),
             throughput: None,
+            threads: Vec::new(),
             plan: SamplePlan::default(),
             pairs_done: 0,
             failed: None,

@@ -163,15 +163,6 @@ impl Sampler {
         self.on_note = Some(Box::new(f));
     }
 
-    /// Says `note` about the benchmark, once: in its first round only.
-    pub(crate) fn note_once(&mut self, note: String) {
-        if self.round == 0 {
-            if let Some(f) = self.on_note.as_mut() {
-                f(note);
-            }
-        }
-    }
-
     /// How this round went: `Ok(true)` when the benchmark measured in it, `Ok(false)` when it
     /// never called an `iter*` method, `Err` with what went wrong.
     pub(crate) fn round_result(&self) -> Result<bool, String> {
