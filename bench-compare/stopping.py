@@ -81,6 +81,12 @@ def main():
     print("| --- |" + " ---: |" * len(BENCHES))
     for h in ["divan"] + variants:
         print(f"| {h} | " + " | ".join(f"{rel_mad(heads[h][b]):.2f}" for b in BENCHES) + " |")
+    print("\n## The same, each headline to 4 significant digits (as divan prints it)\n")
+    print("| harness | " + " | ".join(BENCHES) + " |")
+    print("| --- |" + " ---: |" * len(BENCHES))
+    for h in ["divan"] + variants:
+        print(f"| {h} | " + " | ".join(f"{rel_mad([float(f'{x:.4g}') for x in heads[h][b]]):.2f}"
+                                       for b in BENCHES) + " |")
     s50 = [t for t in (seconds(os.path.join(runs, f)) for f in sorted(os.listdir(runs))
                        if f.startswith("suite50-") and f.endswith(".time")) if t is not None]
     if s50:

@@ -144,6 +144,7 @@ fn realistic_report() -> Report {
             confidence: 0.95,
             resamples: 50,
             rounds: 2,
+            precision: None,
         },
         vec![fib, sum, boom, failed],
     )

@@ -490,16 +490,15 @@ pub(crate) fn analysed(mut bench: Benchmark, linear: bool) -> Benchmark {
     if bench.outcome != Outcome::Measured {
         return bench;
     }
-    let cfg = StatsConfig::default();
     for c in &mut bench.counters {
         c.estimate = stats::estimate_rounds(
             &c.per_iteration,
             linear.then_some(c.iterations.as_slice()),
             &c.rounds,
-            &cfg,
+            &StatsConfig::for_counter(&c.name),
         );
     }
-    bench.derived = derived_metrics(&bench.counters, &cfg);
+    bench.derived = derived_metrics(&bench.counters, &StatsConfig::default());
     bench
 }
 

@@ -296,6 +296,7 @@ mod tests {
                 seed: i,
                 confidence: rng.unit(),
                 resamples: 50,
+                center: crate::stats::Center::Mean,
             };
             for ci in [mean_ci(s, &c), median_ci(s, &c)] {
                 assert!(ci.low <= ci.high, "{ci:?}");

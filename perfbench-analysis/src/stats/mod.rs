@@ -72,6 +72,44 @@ pub struct StatsConfig {
     pub resamples: usize,
     /// The seed of the bootstrap generator.
     pub seed: u64,
+    /// The headline of flat sampling ([`Estimate::point`]): the mean or the median.
+    pub center: Center,
+}
+
+/// What [`Estimate::point`] is for flat sampling (linear sampling's is the slope).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Center {
+    /// The mean of the samples within the outer fences: what a count costs on average, every
+    /// rare event in it (a page fault in 50 samples reads 0.02). The default.
+    #[default]
+    Mean,
+    /// Their median: for time and cycles, which a shared machine's neighbours stretch in many
+    /// samples, few of them severe outliers. Their mean moves by several percent from run to
+    /// run there while the median stays (docs/validation.md, "The stopping rule").
+    Median,
+}
+
+impl StatsConfig {
+    /// The default settings for counter `name`: the [`Center::Median`] for time and cycles
+    /// ([`CounterKind::Time`], [`CounterKind::Cycles`]), the mean for every other counter.
+    ///
+    /// ```
+    /// use perfbench_analysis::stats::{Center, StatsConfig};
+    ///
+    /// assert_eq!(StatsConfig::for_counter("wall-time").center, Center::Median);
+    /// assert_eq!(StatsConfig::for_counter("cycles:u").center, Center::Median);
+    /// assert_eq!(StatsConfig::for_counter("page-faults").center, Center::Mean);
+    /// ```
+    pub fn for_counter(name: &str) -> StatsConfig {
+        let center = match CounterKind::of(name) {
+            CounterKind::Time | CounterKind::Cycles => Center::Median,
+            _ => Center::Mean,
+        };
+        StatsConfig {
+            center,
+            ..StatsConfig::default()
+        }
+    }
 }
 
 impl Default for StatsConfig {
@@ -81,6 +119,7 @@ impl Default for StatsConfig {
             confidence: DEFAULT_CONFIDENCE,
             resamples: DEFAULT_RESAMPLES,
             seed: DEFAULT_SEED,
+            center: Center::Mean,
         }
     }
 }
@@ -108,8 +147,9 @@ impl Default for StatsConfig {
 #[serde(from = "EstimateFields")]
 pub struct Estimate {
     /// The headline per-iteration value, which `ci_low..ci_high` brackets: the least-squares
-    /// [`slope`](Self::slope) with linear sampling, the mean otherwise, in both cases of the
-    /// samples within the outer fences.
+    /// [`slope`](Self::slope) with linear sampling, otherwise the mean or the median
+    /// ([`StatsConfig::center`]: the median for time and cycles, by default), in each case of
+    /// the samples within the outer fences.
     #[serde(with = "crate::json_fields::nullable")]
     #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub point: f64,
@@ -131,7 +171,7 @@ pub struct Estimate {
     #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub mad: f64,
     /// The lower bound of the bootstrap confidence interval of [`point`](Self::point) (with
-    /// rounds, at least as wide as the interval of the round means: see [`estimate_rounds`]).
+    /// rounds, at least as wide as the interval of the rounds' central figure: see [`estimate_rounds`]).
     #[serde(with = "crate::json_fields::nullable")]
     #[cfg_attr(test, schemars(with = "Option<f64>"))]
     pub ci_low: f64,
@@ -297,7 +337,7 @@ impl From<EstimateFields> for Estimate {
 /// each sample) for linear sampling: the estimate then includes the least-squares
 /// [`slope`](Estimate::slope), which is also the [`point`](Estimate::point) that
 /// `ci_low`/`ci_high` bracket. Samples with zero iterations do not enter the fit; if no sample
-/// has any, there is no slope and the point is the mean. Severe outliers are left out of the
+/// has any, there is no slope and the point is the mean or the median ([`StatsConfig::center`]). Severe outliers are left out of the
 /// point and its interval (see [`Estimate`]).
 ///
 /// Non-finite values (NaN, infinities) are discarded, with their iteration counts. Returns
@@ -337,7 +377,10 @@ pub fn estimate(values: &[f64], iterations: Option<&[u64]>, cfg: &StatsConfig) -
     });
     let (point, ci) = match fit {
         Some(fit) => (fit.slope, fit.ci),
-        None => (used_sample.mean(), bootstrap::mean_ci(used_sample, cfg)),
+        None => match cfg.center {
+            Center::Mean => (used_sample.mean(), bootstrap::mean_ci(used_sample, cfg)),
+            Center::Median => (used_sample.median(), bootstrap::median_ci(used_sample, cfg)),
+        },
     };
     Some(Estimate {
         point,
@@ -359,8 +402,9 @@ pub fn estimate(values: &[f64], iterations: Option<&[u64]>, cfg: &StatsConfig) -
 }
 
 /// [`estimate`] of samples taken in rounds (`rounds[r]` samples in round `r`, in order): with
-/// at least 3 rounds, the interval is widened to hold the bootstrap interval of the mean of the
-/// round means too, so it shows the drift between the stretches of the run that the samples of
+/// at least 3 rounds, the interval is widened to hold the bootstrap interval of the rounds'
+/// central figure too (the mean of the round means, or with [`Center::Median`] and flat
+/// sampling the median of the round medians), so it shows the drift between the stretches of the run that the samples of
 /// one stretch cannot (an interval never claims more certainty than repeated measurement
 /// shows). With fewer rounds, or `rounds` not adding up to the samples, it is [`estimate`]'s.
 ///
@@ -381,6 +425,7 @@ pub fn estimate_rounds(
     cfg: &StatsConfig,
 ) -> Option<Estimate> {
     let mut e = estimate(values, iterations, cfg)?;
+    let median = e.slope.is_none() && cfg.center == Center::Median;
     let total: usize = rounds.iter().map(|&r| r as usize).sum();
     if rounds.len() < 3 || total != values.len() {
         return Some(e);
@@ -395,11 +440,15 @@ pub fn estimate_rounds(
             .collect();
         start += r as usize;
         if let Some(s) = Sample::new(&round) {
-            means.push(s.mean());
+            means.push(if median { s.median() } else { s.mean() });
         }
     }
     if let Some(s) = Sample::new(&means).filter(|_| means.len() >= 3) {
-        let ci = bootstrap::mean_ci(s, cfg);
+        let ci = if median {
+            bootstrap::median_ci(s, cfg)
+        } else {
+            bootstrap::mean_ci(s, cfg)
+        };
         if ci.low.is_finite() && ci.high.is_finite() {
             e.ci_low = e.ci_low.min(ci.low);
             e.ci_high = e.ci_high.max(ci.high);

@@ -168,7 +168,11 @@ impl Driver {
             .iter()
             .map(|c| {
                 let mut c = CounterResult {
-                    estimate: stats::estimate(&c.per_iteration, None, &cfg),
+                    estimate: stats::estimate(
+                        &c.per_iteration,
+                        None,
+                        &StatsConfig::for_counter(&c.name),
+                    ),
                     ..c.clone()
                 };
                 let settings = self.args.thresholds.config_for(&c.name);
@@ -199,7 +203,11 @@ impl Driver {
             counters: old
                 .iter()
                 .map(|c| CounterResult {
-                    estimate: stats::estimate(&c.per_iteration, None, &cfg),
+                    estimate: stats::estimate(
+                        &c.per_iteration,
+                        None,
+                        &StatsConfig::for_counter(&c.name),
+                    ),
                     ..c.clone()
                 })
                 .collect(),

@@ -103,11 +103,13 @@ impl Plan {
 }
 
 /// The time a sample is planned to take where the stopping rule applies
-/// ([`Plan::precision`]): 1 ms. Short enough that the rounds of a quiet benchmark are done in
-/// a tenth of a second, long enough that the bracket and the clock's resolution are a small
-/// part of each sample, and that a timer interrupt (every 4 ms at 250 Hz) is in at most about
-/// one sample in four, which the round's minimum and the outlier fences leave out.
-pub const SAMPLE_NS: u64 = 1_000_000;
+/// ([`Plan::precision`]): 0.25 ms. Short, so that the planned samples of a quiet benchmark are
+/// done in 25 ms and a timer interrupt (every 4 ms at 250 Hz) falls in about one sample in
+/// sixteen, which the median passes over; long enough that the bracket (a few microseconds with
+/// `read(2)`) is a small part of it, and calibration subtracts that part. On this project's VM
+/// samples of 0.25 ms gave a headline that moved 3 to 5 times less from run to run than samples
+/// of 1 ms (docs/validation.md, "The stopping rule").
+pub const SAMPLE_NS: u64 = 250_000;
 
 /// Calibration readings per pass, at least.
 pub(super) const CALIBRATION_RUNS: usize = 21;

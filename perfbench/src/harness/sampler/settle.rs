@@ -3,10 +3,10 @@
 //!
 //! Two figures are checked, for every time-like counter (wall time, cycles, a `-clock`
 //! event): those the report and the verdict rest on.
-//! - **The headline**: the mean of the samples within the outer fences (`Q1 - 3 IQR` to
-//!   `Q3 + 3 IQR`, as the analysis fences them). Its interval is that of the mean of the round
-//!   means: settled when twice the standard error of the rounds' fenced means (a 95% interval's
-//!   half-width) is at most the precision, relative to their mean.
+//! - **The headline**: the median of the samples within the outer fences (`Q1 - 3 IQR` to
+//!   `Q3 + 3 IQR`, as the analysis fences them). Its interval holds that of the rounds' medians:
+//!   settled when twice the standard error of the rounds' fenced medians (about a 95%
+//!   interval's half-width) is at most the precision, relative to their mean.
 //! - **The floor**: the smallest round figure (each round's smallest sample), which the verdict
 //!   compares. Settled when the two smallest round figures agree within the precision: the
 //!   machine's quiet state has been seen in two rounds, not once by chance.
@@ -81,9 +81,9 @@ fn counter_settled(c: &RawCounter, precision: f64) -> bool {
             .copied()
             .filter(|v| v.is_finite() && *v >= low && *v <= high)
             .collect();
-        (!inside.is_empty()).then(|| inside.iter().sum::<f64>() / inside.len() as f64)
+        (!inside.is_empty()).then(|| median(inside))
     };
-    let means: Vec<f64> = rounds.iter().filter_map(|r| kept(r)).collect();
+    let means: Vec<f64> = rounds.iter().filter_map(|r| kept(r)).collect(); // the rounds' medians
     if means.len() < MIN_ROUNDS {
         return false;
     }
@@ -103,6 +103,17 @@ fn counter_settled(c: &RawCounter, precision: f64) -> bool {
     sort_f64(&mut figures);
     let floor = figures[1] - figures[0] <= precision * figures[0].abs().max(1.0);
     headline && floor
+}
+
+/// The median of `v` (not empty, finite).
+fn median(mut v: Vec<f64>) -> f64 {
+    sort_f64(&mut v);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 /// `Q1 - 3 IQR` and `Q3 + 3 IQR` of the finite values (quartiles by linear interpolation).
