@@ -193,14 +193,19 @@ print()
 
 # ---- explanation from the last run's profiles
 def inclusive(path, fns):
-    """Inclusive Ir of each function named in fns (exact name, outermost call) in a Callgrind file."""
+    """Inclusive Ir of each function named in fns (exact name, outermost call) in a Callgrind file.
+    perfbench's dumps keep a function's costs apart per chain of callers (--separate-callers:
+    `f'caller'...`): its chains are added up, but for the deeper levels of a recursion (`f'2`)."""
     text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--show=Ir", "--threshold=100", path],
                           capture_output=True, text=True, check=True).stdout
     res = dict.fromkeys(fns, 0)
     for line in text.splitlines():
         m = re.match(r"^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?[^:\s]*:(.*?) \[", line)
-        if m and m.group(2) in res:
-            res[m.group(2)] = int(m.group(1).replace(",", ""))
+        if not m:
+            continue
+        parts = m.group(2).split("'")
+        if parts[0] in res and not (len(parts) > 1 and parts[1].isdigit()):
+            res[parts[0]] += int(m.group(1).replace(",", ""))
     return res
 
 # gungraun: each benchmark's profile, in the output_dir its JSON line names

@@ -55,13 +55,24 @@ impl Scratch {
 
     /// Runs `exe --bench ARGS` with its target directory in the scratch directory.
     fn run(&self, exe: &Path, args: &[&str]) -> Output {
-        Command::new(exe)
-            .arg("--bench")
-            .args(args)
-            .env("CARGO_TARGET_DIR", self.dir.join("target"))
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
+        let mut tries = 0;
+        loop {
+            let out = Command::new(exe)
+                .arg("--bench")
+                .args(args)
+                .env("CARGO_TARGET_DIR", self.dir.join("target"))
+                .env("NO_COLOR", "1")
+                .output();
+            match out {
+                // A copy just written can be busy for a moment: another test's thread that
+                // forked meanwhile holds its file open until that child executes.
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                out => return out.unwrap(),
+            }
+        }
     }
 
     fn json(&self, name: &str) -> PathBuf {
@@ -419,4 +430,281 @@ fn usage_and_environment_errors_exit_2_with_what_to_do() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("run with --simulate instead"));
+}
+
+/// The files of directory `dir` whose names end with `suffix`, by name, with their bytes.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "the call tree's caller is inlined only in optimised code: CI runs `cargo test --release --test simulate`"
+)]
+fn flame_graphs_are_exact_per_call_path_and_the_same_every_run() {
+    if !valgrind_here() {
+        return;
+    }
+    let s = Scratch::new("flame");
+    let exe = s.copy("base");
+    let flames = s.dir.join("target/perfbench/report/sim-fixture/flame");
+    let mut runs = Vec::new();
+    for i in 0..2 {
+        steer_pids(i);
+        let json = s.json(&format!("flame{i}.json"));
+        let out = s.run(
+            &exe,
+            &[
+                "--simulate",
+                "--counters",
+                "instructions,branches",
+                "--json",
+                json.to_str().unwrap(),
+                "flame",
+                "k37",
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        // The terminal names each benchmark's flame graph, which the run wrote.
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let named: Vec<&str> = stdout
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("flame graph  "))
+            .collect();
+        assert_eq!(named.len(), 3, "{}", text(&out));
+        for file in &named {
+            assert!(Path::new(file).starts_with(&flames), "{file}");
+            assert!(Path::new(file).is_file(), "{file}");
+        }
+        runs.push((report(&json), files_ending(&flames, ".svg")));
+    }
+    // Two runs, the same pictures, byte for byte.
+    assert_eq!(runs[0].1, runs[1].1);
+    let (r, svgs) = &runs[0];
+    let names: Vec<&str> = svgs.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| n.ends_with(".instructions.svg"))
+            .count(),
+        3,
+        "{names:?}"
+    );
+    let svg = |suffix: &str| {
+        let (_, bytes) = svgs
+            .iter()
+            .find(|(n, _)| n.ends_with(suffix))
+            .unwrap_or_else(|| panic!("no {suffix} in {names:?}"));
+        String::from_utf8(bytes.clone()).unwrap()
+    };
+
+    // The call tree: flame_parent 18 of its own, flame_leaf_a 103 (one conditional branch),
+    // flame_leaf_b 201. The folded stacks hold counts over all the samples' iterations.
+    let b = r.bench("sim-fixture/flame").unwrap();
+    let flame = b.flame.as_ref().expect("a flame");
+    let instructions = b.counter("instructions").unwrap();
+    let iterations: u64 = instructions.iterations.iter().sum();
+    assert_eq!(flame.iterations, iterations);
+    let per_iteration = instructions.per_iteration[0];
+    assert!(instructions
+        .per_iteration
+        .iter()
+        .all(|&v| v == per_iteration));
+    // The body's own: the call, and what the loop around it costs beyond the empty one's.
+    let root = per_iteration as u64 - 322;
+    let at = |n: u64| n * iterations;
+    let mut want = String::new();
+    if root > 0 {
+        want.push_str(&format!("sim-fixture/flame {}\n", at(root)));
+    }
+    want.push_str(&format!(
+        "sim-fixture/flame;flame_parent {}\n\
+         sim-fixture/flame;flame_parent;flame_leaf_a {}\n\
+         sim-fixture/flame;flame_parent;flame_leaf_b {}\n",
+        at(18),
+        at(103),
+        at(201)
+    ));
+    assert_eq!(flame.folded("instructions").unwrap(), want);
+    // Every path's counts add up to the counter's, exactly.
+    assert_eq!(flame.total("instructions"), Some(at(per_iteration as u64)));
+    let branches = b.counter("branches").unwrap().per_iteration[0];
+    assert_eq!(flame.total("branches"), Some(at(branches as u64)));
+    assert!(flame
+        .folded("branches")
+        .unwrap()
+        .contains(&format!("flame_parent;flame_leaf_a {}\n", at(1))));
+    // The picture: each frame's tooltip has its inclusive count per iteration.
+    let picture = svg("-sim-fixture_flame.instructions.svg");
+    for (frame, count) in [
+        ("sim-fixture/flame", per_iteration as u64),
+        ("flame_parent", 322),
+        ("flame_leaf_a", 103),
+        ("flame_leaf_b", 201),
+    ] {
+        assert!(
+            picture.contains(&format!("<title>{frame} ({count} instructions, ")),
+            "{frame} {count}: {picture}"
+        );
+    }
+    // perfbench's own frames are left out, and the empty body's region with them.
+    assert!(!picture.contains("perfbench::"), "{picture}");
+    assert!(!picture.contains("run_simulated"), "{picture}");
+
+    // A body of 37 `nop`s inlined into the loop: a root of exactly 37 and nothing above it.
+    let k37 = r.bench("sim-fixture/k37").unwrap().flame.as_ref().unwrap();
+    assert_eq!(
+        k37.folded("instructions").unwrap(),
+        format!("sim-fixture/k37 {}\n", 37 * k37.iterations)
+    );
+    assert_eq!(k37.counters, ["instructions"]); // no branch: no branches graph
+
+    // A demangled name with `<`, `&` and `>` stays text in the picture, and its subtree counts
+    // twice the call tree.
+    let named = svg("-sim-fixture_flame_names.instructions.svg");
+    assert!(
+        named.contains("<title>&lt;&amp;str as sim_fixture::Hostile&gt;::call_tree_twice ("),
+        "{named}"
+    );
+    assert!(
+        named.contains("<title>flame_parent (644 instructions, "),
+        "{named}"
+    );
+    assert!(!named.contains("<&str"), "{named}");
+
+    // The benchmark's page shows its instructions graph and links each.
+    let pages = s.dir.join("target/perfbench/report/sim-fixture");
+    let (_, page) = files_ending(&pages, "-sim-fixture_flame.html").remove(0);
+    let page = String::from_utf8(page).unwrap();
+    let first = names
+        .iter()
+        .find(|n| n.ends_with("-sim-fixture_flame.instructions.svg"))
+        .unwrap();
+    assert!(
+        page.contains(&format!("<img class=\"flame\" src=\"flame/{first}\"")),
+        "{page}"
+    );
+    assert!(
+        page.contains("-sim-fixture_flame.branches.svg\">branches</a>"),
+        "{page}"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "the call tree's caller is inlined only in optimised code: CI runs `cargo test --release --test simulate`"
+)]
+fn the_function_one_instruction_longer_is_the_one_grown_in_the_differential_flame_graph() {
+    if !valgrind_here() {
+        return;
+    }
+    let s = Scratch::new("flame-change");
+    let (base, plus) = (s.copy("base"), s.copy("leaf-plus"));
+    let args: &[&str] = &[
+        "--simulate",
+        "--counters",
+        "instructions,branches",
+        "flame",
+        "k37",
+    ];
+    let saved = s.run(&base, &[args, &["--save-baseline", "main"]].concat());
+    assert!(saved.status.success(), "{}", text(&saved));
+    // The baseline keeps its counts per call path, for comparisons later and elsewhere.
+    let stored = report(
+        &s.dir
+            .join("target/perfbench/baselines/main/sim-fixture.json"),
+    );
+    assert!(stored.bench("sim-fixture/flame").unwrap().flame.is_some());
+    // `flame_leaf_a` one instruction longer per call, against the baseline.
+    let json = s.json("plus.json");
+    let out = s.run(
+        &plus,
+        &[
+            args,
+            &["--baseline", "main", "--json", json.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let r = report(&json);
+    let verdict = |id: &str, counter: &str| {
+        let b = r.bench(id).unwrap();
+        b.counter(counter).unwrap().change.unwrap().verdict
+    };
+    assert_eq!(
+        verdict("sim-fixture/flame", "instructions"),
+        Verdict::Regressed
+    );
+    assert_eq!(
+        verdict("sim-fixture/flame_names", "instructions"),
+        Verdict::Regressed
+    );
+    assert_eq!(verdict("sim-fixture/flame", "branches"), Verdict::Unchanged);
+    assert_eq!(
+        verdict("sim-fixture/k37", "instructions"),
+        Verdict::Unchanged
+    );
+    // The terminal names each changed benchmark's differential graph.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let changes: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("flame graph of the change"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(changes.len(), 2, "{}", text(&out));
+    let flames = s.dir.join("target/perfbench/report/sim-fixture/flame");
+    let drawn = files_ending(&flames, ".change.svg");
+    let names: Vec<&str> = drawn.iter().map(|(n, _)| n.as_str()).collect();
+    // Only the counter that changed, of the benchmarks that changed.
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| n.ends_with(".instructions.change.svg")),
+        "{names:?}"
+    );
+    for file in &changes {
+        assert!(names.iter().any(|n| file.ends_with(n)), "{file}: {names:?}");
+    }
+    for (name, bytes) in &drawn {
+        let picture = String::from_utf8(bytes.clone()).unwrap();
+        let calls = if name.contains("flame_names") { 2 } else { 1 };
+        // Every frame's tooltip: `flame_leaf_a` grew by its calls per iteration, and nothing
+        // else changed of its own.
+        let titles: Vec<&str> = picture
+            .split("<title>")
+            .skip(1)
+            .filter_map(|t| t.split("</title>").next())
+            .filter(|t| !t.starts_with("all ("))
+            .collect();
+        assert!(titles.len() >= 4, "{titles:?}");
+        for t in &titles {
+            if t.starts_with("flame_leaf_a (") {
+                let want = format!("flame_leaf_a ({} instructions, ", 104 * calls);
+                assert!(t.starts_with(&want), "{t}");
+                assert!(t.contains("%; +") && !t.ends_with("; +0.00%)"), "{t}");
+            } else {
+                assert!(t.ends_with("; 0.00%)"), "{name}: {t}");
+            }
+        }
+        // Drawn red: the one frame.
+        assert_eq!(
+            picture.matches("fill=\"rgb(255,").count(),
+            1,
+            "{name}: {picture}"
+        );
+        assert!(picture.contains("against main"), "{picture}");
+    }
 }

@@ -2,7 +2,8 @@
 //! `perfbench` with its default features (the lean build: no `analysis`), and its bench binary
 //! is run without the tool and with it (`PERFBENCH_TOOL`, this package's `perfbench`).
 //!
-//! - The lean dependency tree has no serde, serde_json or plotters (what makes the build small).
+//! - The lean dependency tree has no serde, serde_json, plotters or inferno (what makes the build
+//!   small).
 //! - Without the tool (none installed, building one turned off): `--bench` prints each counter's
 //!   median and interval and says in one line why the rest is missing and how to get it;
 //!   `--save-baseline` then exits 2; `--list` and `--test` (what `cargo test --benches` runs)
@@ -131,7 +132,13 @@ impl Lean {
             String::from_utf8_lossy(&tree.stderr)
         );
         assert!(tree.contains("perfbench v"), "cargo tree:\n{tree}");
-        for heavy in ["serde ", "serde_json ", "serde_derive ", "plotters "] {
+        for heavy in [
+            "serde ",
+            "serde_json ",
+            "serde_derive ",
+            "plotters ",
+            "inferno ",
+        ] {
             assert!(
                 !tree.lines().any(|l| l.starts_with(heavy)),
                 "the lean build compiles {heavy}:\n{tree}"

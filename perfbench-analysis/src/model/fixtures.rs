@@ -7,7 +7,8 @@ use crate::stats::{self, StatsConfig};
 
 /// A report exercising every shape of the document: a measured benchmark with five counters
 /// (one multiplexed, one without samples) and `ipc`, linear sampling, a parameterised one with
-/// throughput on 4 threads, a panicked and a failed one, and NaN in the raw values.
+/// throughput on 4 threads and a flame (as a simulated run has; its function names have `<`,
+/// `&` and `;`), a panicked and a failed one, and NaN in the raw values.
 pub fn synthetic_report() -> Report {
     let cfg = StatsConfig {
         resamples: 100,
@@ -66,10 +67,25 @@ pub fn synthetic_report() -> Report {
         }],
         ..Benchmark::new("math/fib_20", "math", "fib_20", None, Outcome::Measured)
     };
+    let stack = |frames: Vec<u32>, counts: Vec<u64>| FlameStack { frames, counts };
     let sum = Benchmark {
         throughput: Some(Throughput::Bytes(4096 * 8)),
         threads: Some(4),
         counters: vec![counter("wall-time", "ns", Source::Clock, wall)],
+        flame: Some(Flame {
+            iterations: 40,
+            counters: vec!["instructions".into(), "branches".into()],
+            frames: vec![
+                "math/sum/4096".into(),
+                "<&[u64; 4] as core::iter::Sum>::sum".into(),
+                "core::ops::Add::add".into(),
+            ],
+            stacks: vec![
+                stack(vec![0], vec![80, 0]),
+                stack(vec![0, 1], vec![163_840, 40_960]),
+                stack(vec![0, 1, 2], vec![327_680, 0]),
+            ],
+        }),
         ..Benchmark::new(
             "math/sum/4096",
             "math",

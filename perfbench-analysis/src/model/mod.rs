@@ -23,6 +23,7 @@
 //! ```
 
 pub mod file;
+mod flame;
 pub mod json;
 
 use std::collections::BTreeMap;
@@ -32,6 +33,7 @@ use serde_derive::{Deserialize, Serialize};
 use crate::json_fields::{keyed, nullable, Keyed};
 
 pub use crate::stats::{Change, Estimate, Method, OutlierCounts, Verdict};
+pub use flame::{Flame, FlameStack, FOLDED_SEMICOLON};
 pub use perfbench::counters::Source;
 pub use perfbench::harness::entry::Throughput;
 pub use perfbench::harness::raw::Outcome;
@@ -517,6 +519,10 @@ pub struct Benchmark {
     #[serde(default, with = "keyed")]
     #[cfg_attr(test, schemars(with = "std::collections::BTreeMap<String, Derived>"))]
     pub derived: Vec<Derived>,
+    /// A simulated benchmark's exact costs per call path (`--simulate`), which its flame
+    /// graphs draw; absent for counted runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flame: Option<Flame>,
 }
 
 impl Benchmark {
@@ -540,6 +546,7 @@ impl Benchmark {
             error: None,
             counters: Vec::new(),
             derived: Vec::new(),
+            flame: None,
         }
     }
 
@@ -598,6 +605,7 @@ impl From<perfbench::harness::raw::RawBenchmark> for Benchmark {
             error: raw.error,
             counters: raw.counters.into_iter().map(CounterResult::from).collect(),
             derived: Vec::new(),
+            flame: None,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Reports of a benchmark run: what results look like. [`terminal`] prints a run as it goes;
-//! [`libtest`] writes libtest's `bench:` lines; [`html`] writes the HTML report;
-//! [`units`] scales values for people.
+//! [`libtest`] writes libtest's `bench:` lines; [`html`] writes the HTML report; [`flame`]
+//! draws a simulated benchmark's flame graphs; [`units`] scales values for people.
 //!
 //! This module renders [`model`](crate::model) types; it measures nothing, computes no
 //! statistics (they come in the results) and prints nothing itself: the functions return
@@ -9,6 +9,7 @@
 //! two runs as text, Markdown, JSON or HTML; Bencher Metric Format) is rendered in the tool,
 //! so that benchmark builds do not compile it.
 
+pub mod flame;
 pub mod html;
 pub mod libtest;
 pub mod terminal;

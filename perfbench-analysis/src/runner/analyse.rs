@@ -223,10 +223,17 @@ fn analysed_run(
             add_changes(r, base, &thresholds(own, args));
         }
         if args.format == Format::Json {
-            String::new()
-        } else {
-            reporter.bench_done(r)
+            return String::new();
         }
+        let mut text = reporter.bench_done(r);
+        if args.format == Format::Pretty {
+            let index = chosen.iter().position(|c| c.id == r.id).unwrap_or(0);
+            let base = reference.as_ref().and_then(|(_, base)| base.bench(&r.id));
+            for (what, file) in flame_graph_files(suite, index, r, base) {
+                text.push_str(&format!("    {what}  {}\n", file.display()));
+            }
+        }
+        text
     };
     let linear = config.sampling == Sampling::Linear;
     let Some((results, simulator, mut output)) = collect(suite, origin, linear, &mut finished)
@@ -527,6 +534,15 @@ pub(crate) fn write_html(report: &Report, baseline: Option<&Report>, args: &Args
             if args.format != Format::Json {
                 eprintln!("HTML report: {}", dir.join("index.html").display());
             }
+            // The pretty blocks name each benchmark's; the other formats name the directory.
+            let flames = report.benchmarks.iter().any(|b| b.flame.is_some());
+            if flames && !matches!(args.format, Format::Json | Format::Pretty) {
+                let suite = dir.join(report::html::suite_dir(&report.suite));
+                eprintln!(
+                    "flame graphs: {}",
+                    suite.join(report::html::FLAME_DIR).display()
+                );
+            }
             true
         }
         Err(e) => {
@@ -537,6 +553,31 @@ pub(crate) fn write_html(report: &Report, baseline: Option<&Report>, args: &Args
             false
         }
     }
+}
+
+/// Where the HTML report puts the first flame graph of benchmark `b` at `index` in `suite`
+/// (instructions, where it has one), and the first of its changes against `base`, its
+/// baseline's run, when it has them; each with what to call it.
+fn flame_graph_files(
+    suite: &str,
+    index: usize,
+    b: &Benchmark,
+    base: Option<&Benchmark>,
+) -> Vec<(&'static str, PathBuf)> {
+    let dir = output_dir()
+        .join("report")
+        .join(report::html::suite_dir(suite));
+    let mut files = Vec::new();
+    if let Some(counter) = b.flame.as_ref().and_then(|f| f.counters.first()) {
+        let file = report::html::flame_file(index, &b.id, counter);
+        files.push(("flame graph", dir.join(file)));
+    }
+    let changed = base.map(|base| report::html::changed_flames(b, base));
+    if let Some(counter) = changed.as_deref().and_then(<[&str]>::first) {
+        let file = report::html::flame_change_file(index, &b.id, counter);
+        files.push(("flame graph of the change", dir.join(file)));
+    }
+    files
 }
 
 /// Whether any benchmark of `report` failed or panicked, and whether any counter regressed:

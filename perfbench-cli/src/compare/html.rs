@@ -98,7 +98,14 @@ pub fn comparison_site(cmp: &Comparison, base: Option<&Side>, new: &Side) -> Sit
                 };
                 pages.push(Page {
                     path: Path::new(&dir).join(&file),
-                    html: bench_page(nr, nb, bb.map(|bb| ("BASE", bb)), &lookup, "../index.html"),
+                    html: bench_page(
+                        nr,
+                        nb,
+                        bb.map(|bb| ("BASE", bb)),
+                        &lookup,
+                        "../index.html",
+                        &[],
+                    ),
                 });
                 links.push((bc.id.clone(), format!("{dir}/{file}")));
             }

@@ -382,6 +382,17 @@ impl Simulated {
             .map(|&(event, w)| w as f64 * dump.get(event) as f64)
             .sum()
     }
+
+    /// The `(event, weight)` terms whose sum is the counter.
+    ///
+    /// ```
+    /// use perfbench::counters::callgrind::counter;
+    ///
+    /// assert_eq!(counter("branches").unwrap().terms(), [("Bc", 1), ("Bi", 1)]);
+    /// ```
+    pub fn terms(&self) -> &'static [(&'static str, i64)] {
+        self.terms
+    }
 }
 
 /// Every counter `--simulate` offers, with its formula. `estimated-cycles` is the usual

@@ -145,7 +145,7 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     (
         "rounds",
         "N",
-        "Rounds the samples are split into, interleaved over the run (1 to 1000; default 10, 5 with --quick)",
+        "Rounds the samples are split into, interleaved over the run (1 to 1000; default 10, 5 with --quick; the fewest where --precision applies)",
     ),
     ("warm-up-time", "SECONDS", "Warm-up time per benchmark"),
     (

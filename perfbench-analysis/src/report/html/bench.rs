@@ -1,12 +1,13 @@
 //! A benchmark's page ([`bench_page()`]): each counter's estimate, distribution, samples and
-//! change against the baseline, with its plots.
+//! change against the baseline, with its plots, and a simulated benchmark's flame graphs.
 
 use super::*;
 
 /// A benchmark's page: for each counter its figures and its plots (distribution, with the
 /// baseline's overlaid when `base` is given; the samples in order; the regression with linear
 /// sampling). `changes` gives a counter's change when the page shows a comparison (else each
-/// counter's recorded `change` is shown). `up` is the index's address from the page.
+/// counter's recorded `change` is shown). `up` is the index's address from the page; `flames`
+/// are the benchmark's flame graphs, shown (the first) and linked (all) when there are any.
 ///
 /// ```
 /// use perfbench_analysis::report::html::bench_page;
@@ -22,8 +23,17 @@ use super::*;
 /// # let machine = Machine { cpu: "Test CPU".into(), arch: "x86_64".into(), ..Machine::default() };
 /// # let report = Report::new("quickstart", machine, Config::default(), vec![fib]);
 /// let b = &report.benchmarks[0];
-/// let html = bench_page(&report, b, Some(("main", b)), &|c| c.change, "../index.html");
+/// let html = bench_page(&report, b, Some(("main", b)), &|c| c.change, "../index.html", &[]);
 /// assert!(html.contains("quickstart/fib") && html.contains("<svg") && html.contains("main"));
+///
+/// use perfbench_analysis::report::html::FlameLink;
+/// let flames = [FlameLink {
+///     counter: "instructions".into(),
+///     href: "flame/000-fib.instructions.svg".into(),
+///     against: None,
+/// }];
+/// let html = bench_page(&report, b, None, &|c| c.change, "../index.html", &flames);
+/// assert!(html.contains(r#"<img class="flame" src="flame/000-fib.instructions.svg""#));
 /// ```
 pub fn bench_page(
     r: &Report,
@@ -31,6 +41,7 @@ pub fn bench_page(
     base: Option<(&str, &Benchmark)>,
     changes: &dyn Fn(&CounterResult) -> Option<Change>,
     up: &str,
+    flames: &[FlameLink],
 ) -> String {
     let mut body = String::new();
     let _ = write!(
@@ -94,7 +105,64 @@ pub fn bench_page(
         }
         body.push_str("</table>\n");
     }
+    flame_section(&mut body, flames);
     document(&format!("{} · perfbench", b.id), &body)
+}
+
+/// The flame graphs: the run's own (the first shown, each linked), then those of the changes
+/// against the baseline (the same).
+fn flame_section(body: &mut String, flames: &[FlameLink]) {
+    let (changes, own): (Vec<&FlameLink>, Vec<&FlameLink>) =
+        flames.iter().partition(|f| f.against.is_some());
+    if own.is_empty() && changes.is_empty() {
+        return;
+    }
+    body.push_str(
+        "<section>\n<h2>Flame graphs</h2>\n<p class=\"facts\">Exact inclusive counts per \
+         call path, per iteration, as Callgrind simulated them: the benchmark's body at the \
+         root (with what was inlined into it), each function above its caller, as wide as \
+         its count; perfbench's own frames are left out. Open a graph to zoom into a frame or \
+         search for a function.</p>\n",
+    );
+    let links = |body: &mut String, graphs: &[&FlameLink]| {
+        for (k, f) in graphs.iter().enumerate() {
+            let sep = if k == 0 { "" } else { " · " };
+            let _ = write!(
+                body,
+                "{sep}<a href=\"{}\">{}</a>",
+                escape(&f.href),
+                escape(&f.counter)
+            );
+        }
+    };
+    let picture = |body: &mut String, f: &FlameLink, what: &str| {
+        let _ = writeln!(
+            body,
+            "<p><a href=\"{0}\"><img class=\"flame\" src=\"{0}\" alt=\"{what} {1}\"></a></p>",
+            escape(&f.href),
+            escape(&f.counter)
+        );
+    };
+    if let Some(first) = own.first() {
+        body.push_str("<p>");
+        links(body, &own);
+        body.push_str("</p>\n");
+        picture(body, first, "flame graph of");
+    }
+    if let Some(first) = changes.first() {
+        let _ = write!(
+            body,
+            "<h3>What changed against {}</h3>\n<p class=\"facts\">A differential flame graph \
+             of each counter that regressed or improved: widths are this run's counts, a \
+             function whose own count grew is red, one whose own count shrank blue, the others \
+             white; a function that is gone does not show.</p>\n<p>",
+            escape(first.against.as_deref().unwrap_or_default())
+        );
+        links(body, &changes);
+        body.push_str("</p>\n");
+        picture(body, first, "differential flame graph of");
+    }
+    body.push_str("</section>\n");
 }
 
 pub(super) fn counter_section(

@@ -5,13 +5,15 @@
 //! them.
 //!
 //! Every `cargo bench` run writes `target/perfbench/report/`: `index.html` (every suite whose
-//! latest report is in `target/perfbench/`, what regressed and improved first) and
-//! `SUITE/NNN-ID.html` per benchmark. `perfbench report RESULT.json... --html DIR` renders the
-//! same pages from reports.
+//! latest report is in `target/perfbench/`, what regressed and improved first),
+//! `SUITE/NNN-ID.html` per benchmark and, for a simulated benchmark, its flame graphs
+//! `SUITE/flame/NNN-ID.COUNTER.svg` ([`flame_file`], drawn by [`report::flame`](crate::report::flame)).
+//! `perfbench report RESULT.json... --html DIR` renders the same pages from reports.
 //!
-//! The pages are self-contained: the style sheet is inline, the plots are inline SVG
-//! ([`plot`]), and a `Content-Security-Policy` forbids scripts and every network fetch, so they
-//! read the same from a CI artifact with no server. Every name is HTML-escaped. Colours follow
+//! The pages are self-contained but for the flame graphs beside them: the style sheet is inline,
+//! the plots are inline SVG ([`plot`]), and a `Content-Security-Policy` forbids scripts and every
+//! fetch but of those pictures (images from the report's own place), so they read the same from
+//! a CI artifact with no server. Every name is HTML-escaped. Colours follow
 //! the browser's light or dark preference (`prefers-color-scheme`).
 //!
 //! Like the rest of [`report`](crate::report), this module renders what it is given: it
@@ -29,6 +31,7 @@ use std::path::{Path, PathBuf};
 
 use super::threads_note;
 use crate::model::{file, Benchmark, CounterResult, Outcome, Report, Sampling, Throughput};
+use crate::report::flame::{self, Graph};
 use crate::stats::{headline_samples, Change, Estimate, Method, Verdict};
 
 use perfbench::units::{format_change_interval, format_estimate, format_value};
@@ -42,10 +45,23 @@ pub use index::*;
 /// One file of a rendered report: its path below the report's directory, and its contents.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Page {
-    /// Relative to the report's directory (`index.html`, `quickstart/000-sum.html`).
+    /// Relative to the report's directory (`index.html`, `quickstart/000-sum.html`,
+    /// `quickstart/flame/000-sum.instructions.svg`).
     pub path: PathBuf,
-    /// The HTML document.
+    /// The HTML document, or the flame graph's SVG picture.
     pub html: String,
+}
+
+/// A flame graph of a benchmark page: its counter, its file from the page ([`flame_file`],
+/// [`flame_change_file`]), and for the graph of a change, the baseline's name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlameLink {
+    /// The counter it draws.
+    pub counter: String,
+    /// Its path from the benchmark's page.
+    pub href: String,
+    /// The baseline a differential graph compares with; `None` for the run's own graph.
+    pub against: Option<String>,
 }
 
 /// The pages of a report, written together with [`Site::write`].
@@ -57,8 +73,9 @@ pub struct Site {
 
 impl Site {
     /// Writes every page under `dir` (created when missing), each atomically. Afterwards each
-    /// suite directory holds only the pages of this site: pages of benchmarks that no longer
-    /// exist are removed.
+    /// suite directory holds only the pages of this site, and its `flame` directory only its
+    /// flame graphs: those of benchmarks that no longer exist (or are no longer simulated) are
+    /// removed.
     ///
     /// ```
     /// use perfbench_analysis::report::html::{site, SuiteInput};
@@ -94,11 +111,17 @@ impl Site {
             }
             file::write_atomic(&path, page.html.as_bytes())?;
         }
-        for d in dirs {
+        // A suite's flame graphs go with its pages, even when it has none left.
+        let flames: Vec<PathBuf> = dirs
+            .iter()
+            .map(|d| d.join(FLAME_DIR))
+            .filter(|f| f.is_dir() && !dirs.contains(f))
+            .collect();
+        for d in dirs.into_iter().chain(flames) {
             for entry in std::fs::read_dir(&d)?.flatten() {
                 let p = entry.path();
                 let ours = self.pages.iter().any(|pg| dir.join(&pg.path) == p);
-                if !ours && p.extension().is_some_and(|x| x == "html") {
+                if !ours && p.extension().is_some_and(|x| x == "html" || x == "svg") {
                     std::fs::remove_file(&p)?;
                 }
             }
@@ -192,6 +215,118 @@ pub fn bench_file(index: usize, id: &str) -> String {
     format!("{index:03}-{slug}.html")
 }
 
+/// The directory of a suite's flame graphs, in its pages' directory.
+pub const FLAME_DIR: &str = "flame";
+
+/// The flame graph of `counter` of the benchmark at `index` in its suite, `id`: its path from
+/// the suite's directory, beside the page's name ([`bench_file`]).
+///
+/// ```
+/// use perfbench_analysis::report::html::flame_file;
+///
+/// assert_eq!(flame_file(1, "group/name/64", "instructions"), "flame/001-group_name_64.instructions.svg");
+/// ```
+pub fn flame_file(index: usize, id: &str, counter: &str) -> String {
+    let page = bench_file(index, id);
+    let stem = page.strip_suffix(".html").unwrap_or(&page);
+    let counter: String = counter
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{FLAME_DIR}/{stem}.{counter}.svg")
+}
+
+/// The differential flame graph of `counter` of the benchmark at `index` in its suite, `id`,
+/// against the baseline: its path from the suite's directory.
+///
+/// ```
+/// use perfbench_analysis::report::html::flame_change_file;
+///
+/// assert_eq!(flame_change_file(1, "group/name", "instructions"), "flame/001-group_name.instructions.change.svg");
+/// ```
+pub fn flame_change_file(index: usize, id: &str, counter: &str) -> String {
+    let plain = flame_file(index, id, counter);
+    let stem = plain.strip_suffix(".svg").unwrap_or(&plain);
+    format!("{stem}.change.svg")
+}
+
+/// The counters of `b` that get a differential flame graph against `base`, the baseline's run
+/// of it: those that regressed or improved, where both have a flame with the counter.
+pub fn changed_flames<'a>(b: &'a Benchmark, base: &Benchmark) -> Vec<&'a str> {
+    let (Some(after), Some(before)) = (&b.flame, &base.flame) else {
+        return Vec::new();
+    };
+    after
+        .counters
+        .iter()
+        .filter(|c| before.counters.contains(c))
+        .filter(|c| {
+            let verdict = b.counter(c).and_then(|r| r.change).map(|ch| ch.verdict);
+            matches!(verdict, Some(Verdict::Regressed | Verdict::Improved))
+        })
+        .map(String::as_str)
+        .collect()
+}
+
+/// The flame graphs of each of `benchmarks` of a suite, as pages of the suite's directory
+/// `dir`, and their links from its page: one per counter its flame has and, against `base`
+/// (the baseline's name and report), one per counter that regressed or improved where both
+/// have flames with it; drawn in parallel.
+fn flame_pages(
+    dir: &str,
+    benchmarks: &[Benchmark],
+    base: Option<(&str, &Report)>,
+) -> Vec<(Vec<Page>, Vec<FlameLink>)> {
+    let mut jobs: Vec<(usize, Graph<'_>, FlameLink)> = Vec::new();
+    for (i, b) in benchmarks.iter().enumerate() {
+        let Some(f) = &b.flame else { continue };
+        for c in &f.counters {
+            let link = FlameLink {
+                counter: c.clone(),
+                href: flame_file(i, &b.id, c),
+                against: None,
+            };
+            jobs.push((i, Graph::Of(f, c), link));
+        }
+        let Some((name, bb)) = base.and_then(|(name, r)| Some((name, r.bench(&b.id)?))) else {
+            continue;
+        };
+        let Some(before) = &bb.flame else { continue };
+        for c in changed_flames(b, bb) {
+            let graph = Graph::Change {
+                base: before,
+                new: f,
+                counter: c,
+                against: name,
+            };
+            let link = FlameLink {
+                counter: c.to_owned(),
+                href: flame_change_file(i, &b.id, c),
+                against: Some(name.to_owned()),
+            };
+            jobs.push((i, graph, link));
+        }
+    }
+    let graphs: Vec<Graph<'_>> = jobs.iter().map(|(_, g, _)| *g).collect();
+    let mut out = vec![(Vec::new(), Vec::new()); benchmarks.len()];
+    for ((i, _, link), svg) in jobs.into_iter().zip(flame::draw_all(&graphs)) {
+        let Some(svg) = svg else { continue };
+        let (pages, links) = &mut out[i];
+        pages.push(Page {
+            path: Path::new(dir).join(&link.href),
+            html: svg,
+        });
+        links.push(link);
+    }
+    out
+}
+
 const STYLE: &str = r##"
 :root { color-scheme: light dark; --fg: #1b1b1b; --bg: #ffffff; --muted: #5f6368;
   --rule: #d9d9d9; --head: #f3f4f6; --bad: #c62828; --good: #2e7d32; --warn-bg: #fff4e5; }
@@ -223,6 +358,7 @@ td.num { text-align: right; white-space: nowrap; }
 @media (max-width: 64em) { .counter { grid-template-columns: minmax(0, 1fr); } }
 .plots { display: flex; flex-direction: column; gap: 0.8em; }
 svg.plot { width: 100%; max-width: 640px; height: auto; }
+img.flame { width: 100%; height: auto; border: 1px solid var(--rule); }
 .plot-error { color: var(--bad); }
 nav { margin-bottom: 0.6em; }
 code { font-size: 0.95em; }
@@ -244,7 +380,7 @@ pub fn document(title: &str, body: &str) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
-         style-src 'unsafe-inline'\">\n\
+         style-src 'unsafe-inline'; img-src 'self'\">\n\
          <meta name=\"generator\" content=\"perfbench {}\">\n<title>{}</title>\n\
          <style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
         env!("CARGO_PKG_VERSION"),
@@ -285,7 +421,8 @@ fn point(e: &Estimate) -> f64 {
     }
 }
 
-/// The pages of one suite's benchmarks, in `SUITE/` below the report's directory.
+/// The pages of one suite's benchmarks, in `SUITE/` below the report's directory, and the
+/// flame graphs of its simulated ones, in `SUITE/flame/`.
 ///
 /// ```
 /// use perfbench_analysis::report::html::{suite_pages, SuiteInput};
@@ -314,20 +451,24 @@ pub fn suite_pages(input: SuiteInput<'_>) -> Vec<Page> {
         .as_ref()
         .map(|b| b.name.as_str())
         .unwrap_or("baseline");
-    r.benchmarks
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let base = input
-                .baseline
-                .and_then(|base| base.bench(&b.id))
-                .map(|bb| (label, bb));
-            Page {
-                path: Path::new(&dir).join(bench_file(i, &b.id)),
-                html: bench_page(r, b, base, &|c| c.change, "../index.html"),
-            }
-        })
-        .collect()
+    let mut pages = Vec::new();
+    let flames = flame_pages(
+        &dir,
+        &r.benchmarks,
+        input.baseline.map(|base| (label, base)),
+    );
+    for (i, (b, (flames, links))) in r.benchmarks.iter().zip(flames).enumerate() {
+        let base = input
+            .baseline
+            .and_then(|base| base.bench(&b.id))
+            .map(|bb| (label, bb));
+        pages.push(Page {
+            path: Path::new(&dir).join(bench_file(i, &b.id)),
+            html: bench_page(r, b, base, &|c| c.change, "../index.html", &links),
+        });
+        pages.extend(flames);
+    }
+    pages
 }
 
 /// The index of `inputs` and every benchmark page of each.

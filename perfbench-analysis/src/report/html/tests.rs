@@ -25,6 +25,10 @@ fn count(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
 }
 
+fn is_html(p: &Page) -> bool {
+    p.path.extension().is_some_and(|x| x == "html")
+}
+
 #[test]
 fn every_counter_with_samples_gets_its_plots() {
     let r = synthetic_report();
@@ -32,10 +36,19 @@ fn every_counter_with_samples_gets_its_plots() {
         report: &r,
         baseline: None,
     }]);
-    // The index, then one page per benchmark, in the suite's directory.
-    assert_eq!(site.pages.len(), 1 + r.benchmarks.len());
+    // The index, then one page per benchmark, in the suite's directory, and sum's two flame
+    // graphs after its page.
+    assert_eq!(site.pages.len(), 1 + r.benchmarks.len() + 2);
     assert_eq!(site.pages[0].path, Path::new("index.html"));
     assert_eq!(site.pages[1].path, Path::new("demo/000-math_fib_20.html"));
+    assert_eq!(
+        site.pages[3].path,
+        Path::new("demo/flame/001-math_sum_4096.instructions.svg")
+    );
+    assert_eq!(
+        site.pages[4].path,
+        Path::new("demo/flame/001-math_sum_4096.branches.svg")
+    );
     // fib: four counters with samples, linear sampling: distribution, samples and regression
     // each; page-faults has none.
     let fib = page(&site, "fib_20");
@@ -113,10 +126,16 @@ fn names_are_escaped_everywhere() {
         report: &r,
         baseline: None,
     }]);
-    for p in &site.pages {
+    for p in site.pages.iter().filter(|p| is_html(p)) {
         let lower = p.html.to_ascii_lowercase();
         assert!(!lower.contains("<script"), "{}", p.path.display());
-        assert!(!lower.contains("<img"), "{}", p.path.display());
+        // No image but a flame graph of the suite's own.
+        assert_eq!(
+            count(&lower, "<img"),
+            count(&lower, "<img class=\"flame\" src=\"flame/"),
+            "{}",
+            p.path.display()
+        );
         assert!(!lower.contains("<b>wall"), "{}", p.path.display());
         assert!(!lower.contains("<i>cpu"), "{}", p.path.display());
         assert!(!p.html.contains("s\"uite"), "{}", p.path.display());
@@ -139,15 +158,21 @@ fn pages_are_self_contained() {
         report: &r,
         baseline: None,
     }]);
-    for p in &site.pages {
-        assert!(p
-            .html
-            .contains("Content-Security-Policy\" content=\"default-src 'none'"));
+    for p in site.pages.iter().filter(|p| is_html(p)) {
+        assert!(p.html.contains(
+            "Content-Security-Policy\" content=\"default-src 'none'; \
+             style-src 'unsafe-inline'; img-src 'self'\""
+        ));
         assert!(p.html.contains("prefers-color-scheme: dark"));
         assert!(p.html.starts_with("<!DOCTYPE html>"));
-        // No fetch of anything: no src attribute, no link to the network (the SVG namespace
-        // is a name, not a fetch).
-        assert!(!p.html.contains(" src="));
+        // No fetch but of the suite's own flame graphs: no other src attribute, no link to
+        // the network (the SVG namespace is a name, not a fetch).
+        assert_eq!(
+            count(&p.html, " src="),
+            count(&p.html, " src=\"flame/"),
+            "{}",
+            p.path.display()
+        );
         assert!(!p.html.contains("href=\"http"));
         assert!(!p.html.contains("<link"));
     }
@@ -318,4 +343,113 @@ fn an_interval_widened_by_earlier_runs_says_so() {
         1,
         "only wall-time's interval was widened"
     );
+}
+
+#[test]
+fn a_simulated_benchmark_shows_its_flame_graphs_beside_its_page() {
+    let r = synthetic_report();
+    let site = site(&[SuiteInput {
+        report: &r,
+        baseline: None,
+    }]);
+    // sum's page shows its first graph and links both; fib, without a flame, has none.
+    let sum = page(&site, "001-math_sum_4096.html");
+    assert!(sum.contains("<h2>Flame graphs</h2>"), "{sum}");
+    assert!(sum.contains(
+        "<a href=\"flame/001-math_sum_4096.instructions.svg\"><img class=\"flame\" \
+         src=\"flame/001-math_sum_4096.instructions.svg\" alt=\"flame graph of instructions\">"
+    ));
+    assert!(sum.contains("<a href=\"flame/001-math_sum_4096.branches.svg\">branches</a>"));
+    assert!(!page(&site, "fib_20.html").contains("Flame graphs"));
+    // The graph's frames, with their inclusive counts per iteration (40 iterations), the
+    // names escaped and the `;` of `[u64; 4]` not a frame separator.
+    let svg = page(&site, "instructions.svg");
+    assert!(svg.starts_with("<?xml"), "{svg}");
+    for title in [
+        "<title>math/sum/4096 (12,290 instructions, 100.00%)</title>",
+        "<title>&lt;&amp;[u64\u{ff1b} 4] as core::iter::Sum&gt;::sum (12,288 instructions, 99.98%)</title>",
+        "<title>core::ops::Add::add (8,192 instructions, 66.66%)</title>",
+    ] {
+        assert!(svg.contains(title), "{title}: {svg}");
+    }
+    let branches = page(&site, "branches.svg");
+    assert!(
+        branches.contains("(1,024 branches, 100.00%)</title>"),
+        "{branches}"
+    );
+
+    // Written beside the pages; a later run whose benchmark has no flame any more leaves none.
+    let dir = scratch("flame");
+    site.write(&dir).unwrap();
+    let file = dir.join("demo/flame/001-math_sum_4096.instructions.svg");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), svg);
+    let mut counted = r.clone();
+    counted.benchmarks[1].flame = None;
+    super::site(&[SuiteInput {
+        report: &counted,
+        baseline: None,
+    }])
+    .write(&dir)
+    .unwrap();
+    assert!(!file.exists());
+    assert!(dir.join("demo/001-math_sum_4096.html").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_compared_run_shows_what_changed_in_a_differential_flame_graph() {
+    let base = synthetic_report();
+    let mut r = synthetic_report();
+    r.baseline = Some(crate::model::BaselineRef {
+        name: "main".into(),
+        perfbench_version: r.perfbench_version.clone(),
+        machine: r.machine.clone(),
+        warnings: Vec::new(),
+        runs: 1,
+    });
+    // sum's `add` one instruction longer per iteration: instructions regressed, branches not.
+    let sum = &mut r.benchmarks[1];
+    let flame = sum.flame.as_mut().unwrap();
+    flame.stacks[2].counts[0] += flame.iterations;
+    let mut instructions = r.benchmarks[0].counters[1].clone();
+    with_change(&mut instructions, 1.0001, Verdict::Regressed);
+    let mut branches = instructions.clone();
+    branches.name = "branches".into();
+    with_change(&mut branches, 1.0, Verdict::Unchanged);
+    r.benchmarks[1].counters.extend([instructions, branches]);
+    let site = site(&[SuiteInput {
+        report: &r,
+        baseline: Some(&base),
+    }]);
+    let change = "demo/flame/001-math_sum_4096.instructions.change.svg";
+    let paths: Vec<String> = site
+        .pages
+        .iter()
+        .map(|p| p.path.to_string_lossy().into_owned())
+        .collect();
+    assert!(paths.iter().any(|p| p == change), "{paths:?}");
+    // Only the counter that changed.
+    assert!(
+        !paths.iter().any(|p| p.ends_with("branches.change.svg")),
+        "{paths:?}"
+    );
+    let picture = page(&site, "instructions.change.svg");
+    assert!(
+        picture.contains("<title>core::ops::Add::add (8,193 instructions, 66.66%; +0.01%)</title>"),
+        "{picture}"
+    );
+    assert!(picture.contains("against main"), "{picture}");
+    let sum = page(&site, "001-math_sum_4096.html");
+    assert!(sum.contains("<h3>What changed against main</h3>"), "{sum}");
+    assert!(sum
+        .contains("<img class=\"flame\" src=\"flame/001-math_sum_4096.instructions.change.svg\""));
+    // Without the baseline's report at hand, no differential graph.
+    let alone = super::site(&[SuiteInput {
+        report: &r,
+        baseline: None,
+    }]);
+    assert!(!alone
+        .pages
+        .iter()
+        .any(|p| p.path.to_string_lossy().contains(".change.")));
 }

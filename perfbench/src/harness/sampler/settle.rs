@@ -83,13 +83,13 @@ fn counter_settled(c: &RawCounter, precision: f64) -> bool {
             .collect();
         (!inside.is_empty()).then(|| median(inside))
     };
-    let means: Vec<f64> = rounds.iter().filter_map(|r| kept(r)).collect(); // the rounds' medians
-    if means.len() < MIN_ROUNDS {
+    let medians: Vec<f64> = rounds.iter().filter_map(|r| kept(r)).collect();
+    if medians.len() < MIN_ROUNDS {
         return false;
     }
-    let k = means.len() as f64;
-    let mean = means.iter().sum::<f64>() / k;
-    let var = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (k - 1.0);
+    let k = medians.len() as f64;
+    let mean = medians.iter().sum::<f64>() / k;
+    let var = medians.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (k - 1.0);
     let headline = 2.0 * (var / k).sqrt() <= precision * mean.abs().max(1.0);
     let mut figures: Vec<f64> = rounds
         .iter()

@@ -8,8 +8,10 @@
 //! file of its own (see [`harness::simulate`](perfbench::harness::simulate) for the sample's
 //! arithmetic), and writes `result.json`; the driver reads the dumps with
 //! [`Dump::parse`](perfbench::counters::callgrind::Dump::parse) and hands the results on like any
-//! run's. The dumps stay in `target/perfbench/simulate/<suite>/`. The guide's docs/simulate.md
-//! explains why each of these is pinned.
+//! run's. Callgrind keeps each function's costs apart per call path (`--separate-callers`), and
+//! `call_paths` makes the benchmark's flame ([`model::Flame`]) from them. The dumps stay in
+//! `target/perfbench/simulate/<suite>/`. The guide's docs/simulate.md explains why each of these
+//! is pinned.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -18,10 +20,13 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
+mod call_paths;
+
 use super::analyse::{failed_result, result_of, Description};
 use super::derived_metrics;
 use crate::model::{self, Benchmark, Config, CounterResult, Outcome, Report, Sampling};
 use crate::stats::{self, StatsConfig};
+use call_paths::{PathCosts, Paths, SEPARATE_CALLERS};
 use perfbench::counters::callgrind::{self, find_valgrind, which, Dump, Simulated, Valgrind};
 use perfbench::counters::Source;
 use perfbench::events::AllocCounter;
@@ -321,6 +326,7 @@ impl Simulate {
         };
         cmd.args(VALGRIND_OPTIONS)
             .args(CACHE_OPTIONS)
+            .arg(format!("--separate-callers={SEPARATE_CALLERS}"))
             .arg(format!(
                 "--callgrind-out-file={}",
                 dir.join(DUMP_FILE).display()
@@ -384,7 +390,12 @@ impl Simulate {
                 )
             }
         }
-        let mut counters = match counter_results(dir, &result.samples, &self.counters_for(p)) {
+        let dumps = match read_dumps(dir, &p.id) {
+            Ok(d) => d,
+            Err(e) => return failed_result(p, e),
+        };
+        let simulated = self.counters_for(p);
+        let mut counters = match counter_results(dir, &result.samples, &dumps.headers, &simulated) {
             Ok(c) => c,
             Err(e) => return failed_result(p, e),
         };
@@ -398,9 +409,17 @@ impl Simulate {
             })
             .collect();
         let derived = derived_metrics(&counters, &cfg);
+        let flame = match &dumps.costs {
+            Ok(costs) => call_paths::flame(&result.samples, costs, &simulated, &dumps.paths),
+            Err(e) => {
+                eprintln!("note: {}: no flame graph: {e}", p.id);
+                None
+            }
+        };
         Benchmark {
             counters,
             derived,
+            flame,
             throughput: result.throughput.or(p.throughput),
             threads: result.threads,
             ..result_of(p, Outcome::Measured)
@@ -433,10 +452,22 @@ fn crash_message(status: ExitStatus, dir: &Path) -> String {
     msg
 }
 
-/// Every dump in `dir`, by its number (`perfbench-<k>` triggers). A dump that does not parse
-/// is an error naming its file.
-fn read_dumps(dir: &Path) -> Result<HashMap<u32, Dump>, String> {
-    let mut dumps = HashMap::new();
+/// The dumps of one benchmark's regions: each one's header, by its number, and its own costs
+/// per call path for the flame graphs (or why they do not read).
+struct Dumps {
+    headers: HashMap<u32, Dump>,
+    paths: Paths,
+    costs: Result<HashMap<u32, PathCosts>, String>,
+}
+
+/// Every dump in `dir`, by its number (`perfbench-<k>` triggers), of the benchmark `id`. A dump
+/// whose header does not parse is an error naming its file.
+fn read_dumps(dir: &Path, id: &str) -> Result<Dumps, String> {
+    let mut dumps = Dumps {
+        headers: HashMap::new(),
+        paths: Paths::new(id),
+        costs: Ok(HashMap::new()),
+    };
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
     for entry in entries {
@@ -463,21 +494,29 @@ fn read_dumps(dir: &Path) -> Result<HashMap<u32, Dump>, String> {
                 dump.trigger.as_deref().unwrap_or("no client request")
             ));
         }
-        dumps.insert(k, dump);
+        dumps.headers.insert(k, dump);
+        if let Ok(costs) = &mut dumps.costs {
+            match call_paths::parse(&text, &mut dumps.paths) {
+                Ok(c) => {
+                    costs.insert(k, c);
+                }
+                Err(e) => dumps.costs = Err(format!("Callgrind's dump {}: {e}", path.display())),
+            }
+        }
     }
     Ok(dumps)
 }
 
-/// Each counter's samples, from the child's samples and its dumps in `dir`.
+/// Each counter's samples, from the child's samples and the headers of its dumps in `dir`.
 fn counter_results(
     dir: &Path,
     samples: &[SimSample],
+    dumps: &HashMap<u32, Dump>,
     counters: &[&'static Simulated],
 ) -> Result<Vec<CounterResult>, String> {
     if samples.is_empty() {
         return Err("the simulated run took no sample".to_owned());
     }
-    let dumps = read_dumps(dir)?;
     for s in samples {
         for r in s.body.iter().chain(&s.empty) {
             if !dumps.contains_key(&r.dump) {
@@ -662,7 +701,11 @@ mod tests {
             empty: [region(3, 10), region(4, 20)],
         }];
         let instructions = callgrind::counter("instructions").unwrap();
-        let r = counter_results(&dir, &samples, &[instructions]).unwrap();
+        let results = || {
+            let dumps = read_dumps(&dir, "suite/bench")?;
+            counter_results(&dir, &samples, &dumps.headers, &[instructions])
+        };
+        let r = results().unwrap();
         // ((190 - 30) - (100 - 20)) / 10
         assert_eq!(r[0].per_iteration, [8.0]);
         // The overhead is per sample, as everywhere: the empty body's region of n iterations.
@@ -670,14 +713,14 @@ mod tests {
         assert_eq!(r[0].source, Source::Callgrind);
         // A missing dump, then a malformed one, then one of another region.
         std::fs::remove_file(dir.join("cg.out.4")).unwrap();
-        let e = counter_results(&dir, &samples, &[instructions]).unwrap_err();
+        let e = results().unwrap_err();
         assert!(e.contains("no dump 4"), "{e}");
         let whole = dump(4, 30);
         std::fs::write(dir.join("cg.out.4"), &whole[..whole.len() - 8]).unwrap();
-        let e = counter_results(&dir, &samples, &[instructions]).unwrap_err();
+        let e = results().unwrap_err();
         assert!(e.contains("cg.out.4") && e.contains("truncated"), "{e}");
         std::fs::write(dir.join("cg.out.4"), dump(3, 30)).unwrap();
-        let e = counter_results(&dir, &samples, &[instructions]).unwrap_err();
+        let e = results().unwrap_err();
         assert!(e.contains("not of \"perfbench-4\""), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
