@@ -121,8 +121,9 @@ impl RunCounters {
     /// Measures the benchmarks: round r of every benchmark, then round r + 1, so each one is
     /// measured in stretches spread over the whole run (see `harness::sampler`); a driven
     /// suite's ([`register_driven`]) each in all its rounds where its code defines it.
-    /// `finished` gets each result as soon as it is there: after its last round, or when it
-    /// fails or panics.
+    /// `finished` gets the results in the benchmarks' order, each as soon as it and those
+    /// before it are there: after its last round (which the stopping rule makes different
+    /// from benchmark to benchmark), or when it fails or panics.
     pub(super) fn measure(
         &self,
         chosen: &[Job],
@@ -165,30 +166,32 @@ impl RunCounters {
             }
         } else {
             let mut round = 0u32;
-            while flights.iter().any(|f| !f.printed) {
-                for f in flights.iter_mut().filter(|f| !f.printed) {
-                    if f.done.is_none() {
-                        if round >= f.rounds {
-                            // A round beyond the plan's, which the stopping rule asked for.
-                            bar.grow(1);
-                        }
-                        let (run, arg) = (f.p.run, f.p.arg);
-                        let body = &mut |b: &mut Bencher| run(b, arg);
-                        let start = Instant::now();
-                        measure_round(f, sysfs, allowed.as_deref(), &bar, &mut notes, body);
-                        f.took_round(start.elapsed());
-                        if f.done.is_none() && !f.another_round() {
-                            f.finish();
-                        }
+            // Results are printed in the benchmarks' order: `next` is the first not printed.
+            let mut next = 0;
+            while next < flights.len() {
+                for f in flights.iter_mut().filter(|f| f.done.is_none()) {
+                    if round >= f.rounds {
+                        // A round beyond the plan's, which the stopping rule asked for.
+                        bar.grow(1);
                     }
-                    let Some(r) = f.done.as_ref() else {
-                        bar.advance(1);
-                        continue;
-                    };
-                    finished(f.p, r, &bar);
+                    let (run, arg) = (f.p.run, f.p.arg);
+                    let body = &mut |b: &mut Bencher| run(b, arg);
+                    let start = Instant::now();
+                    measure_round(f, sysfs, allowed.as_deref(), &bar, &mut notes, body);
+                    f.took_round(start.elapsed());
+                    bar.advance(1);
+                    if f.done.is_none() && !f.another_round() {
+                        f.finish();
+                    }
+                }
+                while let Some(f) = flights.get_mut(next).filter(|f| f.done.is_some()) {
+                    if let Some(r) = f.done.as_ref() {
+                        finished(f.p, r, &bar);
+                    }
                     f.printed = true;
-                    // This round and the planned ones it no longer needs.
-                    bar.advance(u64::from(f.rounds.max(round + 1) - round));
+                    // The planned rounds it did not take.
+                    bar.advance(u64::from(f.rounds.saturating_sub(f.taken)));
+                    next += 1;
                 }
                 round += 1;
             }
