@@ -30,31 +30,23 @@ export CARGO_TERM_COLOR=never NO_COLOR=1
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
-# exe SUITE: builds SUITE's bench binary (release) and prints its path.
+# exe DIR TARGET: builds DIR's benches (release) and prints the path of bench TARGET.
 exe() {
-    (cd "$here/$1-suite" && CARGO_TARGET_DIR="$work/target-$1" \
+    (cd "$here/$1" && CARGO_TARGET_DIR="$work/target-$1" \
         cargo build --release --benches --quiet --message-format=json 2>/dev/null) |
         python3 -c '
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "suite" \
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == sys.argv[1] \
             and "bench" in m["target"]["kind"] and m.get("executable"):
-        print(m["executable"])'
+        print(m["executable"])' "$2"
 }
 
 log "build (release): perfbench-suite, divan-suite, suite50, the perfbench tool"
-pb=$(exe perfbench)
-dv=$(exe divan)
-s50=$( (cd "$here/suite50" && CARGO_TARGET_DIR="$work/target-suite50" \
-    cargo build --release --benches --quiet --message-format=json 2>/dev/null) |
-    python3 -c '
-import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "suite50" \
-            and "bench" in m["target"]["kind"] and m.get("executable"):
-        print(m["executable"])')
+pb=$(exe perfbench-suite suite)
+dv=$(exe divan-suite suite)
+s50=$(exe suite50 suite50)
 (cd "$here/.." && CARGO_TARGET_DIR="$work/tool-target" cargo build --release --quiet -p perfbench-cli --bin perfbench)
 export PERFBENCH_TOOL="$work/tool-target/release/perfbench"
 
