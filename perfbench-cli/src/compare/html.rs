@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use perfbench::units::{format_change, format_point};
 use perfbench_analysis::model::{CounterResult, Report, Verdict};
 use perfbench_analysis::report::html::{
-    bench_file, bench_page, document, escape, machine_line, suite_dir, verdict_cell, Page, Site,
+    bench_file, bench_flames, bench_page, document, escape, machine_line, suite_dir, verdict_cell,
+    Page, Site,
 };
 
 use perfbench_analysis::verdict::{
@@ -96,6 +97,19 @@ pub fn comparison_site(cmp: &Comparison, base: Option<&Side>, new: &Side) -> Sit
                         .find(|cc| cc.name == c.name)
                         .and_then(|cc| cc.change)
                 };
+                // Its flame graphs (a simulated run's), and against BASE a differential one
+                // for each counter the comparison found changed.
+                let changed = |c: &str| {
+                    let verdict = bc
+                        .counters
+                        .iter()
+                        .find(|cc| cc.name == c)
+                        .and_then(|cc| cc.change)
+                        .map(|ch| ch.verdict);
+                    matches!(verdict, Some(Verdict::Regressed | Verdict::Improved))
+                };
+                let (flames, flame_links) =
+                    bench_flames(&dir, i, nb, bb.map(|bb| ("BASE", bb)), &changed);
                 pages.push(Page {
                     path: Path::new(&dir).join(&file),
                     html: bench_page(
@@ -104,9 +118,10 @@ pub fn comparison_site(cmp: &Comparison, base: Option<&Side>, new: &Side) -> Sit
                         bb.map(|bb| ("BASE", bb)),
                         &lookup,
                         "../index.html",
-                        &[],
+                        &flame_links,
                     ),
                 });
+                pages.extend(flames);
                 links.push((bc.id.clone(), format!("{dir}/{file}")));
             }
         }
@@ -286,6 +301,78 @@ mod tests {
         // A recorded comparison (no BASE side): pages of NEW alone.
         let recorded = comparison_site(&cmp, None, &n);
         assert!(!page(&recorded, "sum_4096").contains("overlaid with"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_changed_simulated_counter_gets_a_differential_flame_graph() {
+        use perfbench_analysis::model::{CounterResult, FlameStack};
+        use perfbench_analysis::stats::{estimate, StatsConfig};
+        let dir =
+            std::env::temp_dir().join(format!("perfbench-html-flames-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // `math/sum/4096` with exact instruction counts beside its flame (40 iterations): the
+        // new side's `core::ops::Add::add` costs 100 instructions more per iteration (0.8%,
+        // beyond an exact counter's threshold).
+        let with_instructions = |per_iteration: f64, add: u64| {
+            let mut r = synthetic_report();
+            let sum = &mut r.benchmarks[1];
+            let values = vec![per_iteration; 10];
+            sum.counters.push(CounterResult {
+                name: "instructions".into(),
+                unit: "instructions".into(),
+                source: perfbench::counters::Source::Callgrind,
+                multiplexed: false,
+                estimate: estimate(&values, None, &StatsConfig::default()),
+                rounds: vec![10],
+                iterations: vec![40; 10],
+                per_iteration: values,
+                overhead: 0.0,
+                change: None,
+            });
+            let flame = sum.flame.as_mut().unwrap();
+            flame.stacks[2] = FlameStack {
+                frames: vec![0, 1, 2],
+                counts: vec![add, 0],
+            };
+            r
+        };
+        let base = with_instructions(12_290.0, 327_680);
+        let new = with_instructions(12_390.0, 331_680);
+        let side = |name: &str, r: &Report| {
+            let path = dir.join(name);
+            file::write_atomic(
+                &path,
+                perfbench_analysis::model::json::to_json(r).as_bytes(),
+            )
+            .unwrap();
+            load_side(&path).unwrap()
+        };
+        let (b, n) = (side("base.json", &base), side("new.json", &new));
+        let cmp = compare(&b, &n, &Settings::default()).unwrap();
+        assert!(cmp.regressed(), "100 instructions more per iteration");
+        let site = comparison_site(&cmp, Some(&b), &n);
+        let change = page(&site, "001-math_sum_4096.instructions.change.svg");
+        assert!(
+            change.starts_with("<?xml") || change.contains("<svg"),
+            "{change}"
+        );
+        assert!(change.contains("core::ops::Add::add"));
+        // The unchanged counter's graph is drawn plain, with no differential one.
+        assert!(site
+            .pages
+            .iter()
+            .any(|p| p.path.ends_with("flame/001-math_sum_4096.branches.svg")));
+        assert!(!site
+            .pages
+            .iter()
+            .any(|p| p.path.to_string_lossy().ends_with("branches.change.svg")));
+        let sum = page(&site, "001-math_sum_4096.html");
+        assert!(
+            sum.contains("flame/001-math_sum_4096.instructions.change.svg"),
+            "the benchmark's page links the differential graph"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -259,19 +259,105 @@ pub fn flame_change_file(index: usize, id: &str, counter: &str) -> String {
 /// The counters of `b` that get a differential flame graph against `base`, the baseline's run
 /// of it: those that regressed or improved, where both have a flame with the counter.
 pub fn changed_flames<'a>(b: &'a Benchmark, base: &Benchmark) -> Vec<&'a str> {
+    changed_flames_where(b, base, &|c| {
+        let verdict = b.counter(c).and_then(|r| r.change).map(|ch| ch.verdict);
+        matches!(verdict, Some(Verdict::Regressed | Verdict::Improved))
+    })
+}
+
+/// [`changed_flames`] with the changes judged elsewhere (by `perfbench compare`, say): the
+/// counters of `b`'s flame that `base`'s has too and `changed` names.
+pub fn changed_flames_where<'a>(
+    b: &'a Benchmark,
+    base: &Benchmark,
+    changed: &dyn Fn(&str) -> bool,
+) -> Vec<&'a str> {
     let (Some(after), Some(before)) = (&b.flame, &base.flame) else {
         return Vec::new();
     };
     after
         .counters
         .iter()
-        .filter(|c| before.counters.contains(c))
-        .filter(|c| {
-            let verdict = b.counter(c).and_then(|r| r.change).map(|ch| ch.verdict);
-            matches!(verdict, Some(Verdict::Regressed | Verdict::Improved))
-        })
+        .filter(|c| before.counters.contains(c) && changed(c))
         .map(String::as_str)
         .collect()
+}
+
+/// What to draw for benchmark `b`, number `i` of its suite: a graph per counter its flame has
+/// and, against `base` (the baseline's name and its run of `b`), one per counter in `changed`.
+fn flame_jobs<'a>(
+    i: usize,
+    b: &'a Benchmark,
+    base: Option<(&'a str, &'a Benchmark)>,
+    changed: &[&'a str],
+) -> Vec<(Graph<'a>, FlameLink)> {
+    let Some(f) = &b.flame else {
+        return Vec::new();
+    };
+    let mut jobs = Vec::new();
+    for c in &f.counters {
+        let link = FlameLink {
+            counter: c.clone(),
+            href: flame_file(i, &b.id, c),
+            against: None,
+        };
+        jobs.push((Graph::Of(f, c), link));
+    }
+    let Some((name, Some(before))) = base.map(|(name, bb)| (name, bb.flame.as_ref())) else {
+        return jobs;
+    };
+    for &c in changed {
+        let graph = Graph::Change {
+            base: before,
+            new: f,
+            counter: c,
+            against: name,
+        };
+        let link = FlameLink {
+            counter: c.to_owned(),
+            href: flame_change_file(i, &b.id, c),
+            against: Some(name.to_owned()),
+        };
+        jobs.push((graph, link));
+    }
+    jobs
+}
+
+/// The graphs of `jobs` drawn (in parallel), in order, as pages of the suite's directory `dir`
+/// with their links; `None` for a graph with nothing to draw.
+fn drawn(dir: &str, jobs: Vec<(Graph<'_>, FlameLink)>) -> Vec<(Option<Page>, FlameLink)> {
+    let graphs: Vec<Graph<'_>> = jobs.iter().map(|(g, _)| *g).collect();
+    jobs.into_iter()
+        .zip(flame::draw_all(&graphs))
+        .map(|((_, link), svg)| {
+            let page = svg.map(|html| Page {
+                path: Path::new(dir).join(&link.href),
+                html,
+            });
+            (page, link)
+        })
+        .collect()
+}
+
+/// The flame graphs of benchmark `b`, number `index` of its suite, as pages of the suite's
+/// directory `dir`, and their links from its page: one per counter its flame has and, against
+/// `base` (a name and the baseline's run of `b`), a differential one per counter of both flames
+/// that `changed` names (`perfbench compare --html` passes the comparison's verdicts).
+pub fn bench_flames(
+    dir: &str,
+    index: usize,
+    b: &Benchmark,
+    base: Option<(&str, &Benchmark)>,
+    changed: &dyn Fn(&str) -> bool,
+) -> (Vec<Page>, Vec<FlameLink>) {
+    let counters = match base {
+        Some((_, bb)) => changed_flames_where(b, bb, changed),
+        None => Vec::new(),
+    };
+    drawn(dir, flame_jobs(index, b, base, &counters))
+        .into_iter()
+        .filter_map(|(page, link)| Some((page?, link)))
+        .unzip()
 }
 
 /// The flame graphs of each of `benchmarks` of a suite, as pages of the suite's directory
@@ -283,46 +369,23 @@ fn flame_pages(
     benchmarks: &[Benchmark],
     base: Option<(&str, &Report)>,
 ) -> Vec<(Vec<Page>, Vec<FlameLink>)> {
-    let mut jobs: Vec<(usize, Graph<'_>, FlameLink)> = Vec::new();
+    let mut owners: Vec<usize> = Vec::new();
+    let mut jobs: Vec<(Graph<'_>, FlameLink)> = Vec::new();
     for (i, b) in benchmarks.iter().enumerate() {
-        let Some(f) = &b.flame else { continue };
-        for c in &f.counters {
-            let link = FlameLink {
-                counter: c.clone(),
-                href: flame_file(i, &b.id, c),
-                against: None,
-            };
-            jobs.push((i, Graph::Of(f, c), link));
-        }
-        let Some((name, bb)) = base.and_then(|(name, r)| Some((name, r.bench(&b.id)?))) else {
-            continue;
-        };
-        let Some(before) = &bb.flame else { continue };
-        for c in changed_flames(b, bb) {
-            let graph = Graph::Change {
-                base: before,
-                new: f,
-                counter: c,
-                against: name,
-            };
-            let link = FlameLink {
-                counter: c.to_owned(),
-                href: flame_change_file(i, &b.id, c),
-                against: Some(name.to_owned()),
-            };
-            jobs.push((i, graph, link));
+        let base_b = base.and_then(|(name, r)| Some((name, r.bench(&b.id)?)));
+        let changed = base_b.map_or_else(Vec::new, |(_, bb)| changed_flames(b, bb));
+        for job in flame_jobs(i, b, base_b, &changed) {
+            owners.push(i);
+            jobs.push(job);
         }
     }
-    let graphs: Vec<Graph<'_>> = jobs.iter().map(|(_, g, _)| *g).collect();
     let mut out = vec![(Vec::new(), Vec::new()); benchmarks.len()];
-    for ((i, _, link), svg) in jobs.into_iter().zip(flame::draw_all(&graphs)) {
-        let Some(svg) = svg else { continue };
-        let (pages, links) = &mut out[i];
-        pages.push(Page {
-            path: Path::new(dir).join(&link.href),
-            html: svg,
-        });
-        links.push(link);
+    for (i, (page, link)) in owners.into_iter().zip(drawn(dir, jobs)) {
+        if let Some(page) = page {
+            let (pages, links) = &mut out[i];
+            pages.push(page);
+            links.push(link);
+        }
     }
     out
 }
