@@ -28,7 +28,8 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
-    /// The plan of the command line `args`.
+    /// The plan of the command line `args`: the stopping rule's, unless `--precision 0`, linear
+    /// sampling or profile mode ask for a fixed plan.
     ///
     /// ```
     /// use perfbench::runner::cli;
@@ -38,6 +39,8 @@ impl RunPlan {
     /// assert_eq!((plan.precision, plan.rounds, plan.measurement_time), (Some(0.01), 10, 1.5));
     /// let fixed = RunPlan::of(&cli::parse("suite", ["suite", "--bench", "--precision", "0"]).unwrap());
     /// assert_eq!((fixed.precision, fixed.warm_up_time), (None, 0.3));
+    /// let profile = RunPlan::of(&cli::parse("suite", ["suite", "--bench", "--profile"]).unwrap());
+    /// assert_eq!(profile.precision, None);
     /// ```
     pub fn of(args: &Args) -> RunPlan {
         let precision = args
@@ -48,7 +51,8 @@ impl RunPlan {
                 DEFAULT_PRECISION
             })
             .max(0.0);
-        let settles = precision > 0.0 && !args.linear;
+        // Profile mode samples the measured region for the plan's whole time: a fixed plan.
+        let settles = precision > 0.0 && !args.linear && !args.profile;
         let (sample_size, warm, measure) = match (args.quick, settles) {
             (true, true) => (50, QUICK_SETTLING_WARM_UP_TIME, 0.4),
             (true, false) => (30, 0.1, 0.4),
