@@ -248,6 +248,20 @@ mod tests {
     use perfbench_analysis::model::fixtures::synthetic_report;
     use perfbench_analysis::verdict::Settings;
 
+    /// BASE and NEW as `perfbench compare` loads them, from `base` and `new` written in `dir`.
+    fn sides(dir: &Path, base: &Report, new: &Report) -> (Side, Side) {
+        let side = |name: &str, r: &Report| {
+            let path = dir.join(name);
+            file::write_atomic(
+                &path,
+                perfbench_analysis::model::json::to_json(r).as_bytes(),
+            )
+            .unwrap();
+            load_side(&path).unwrap()
+        };
+        (side("base.json", base), side("new.json", new))
+    }
+
     fn page<'a>(site: &'a Site, name_part: &str) -> &'a str {
         &site
             .pages
@@ -272,16 +286,7 @@ mod tests {
         let c = &mut new.benchmarks[1].counters[0];
         c.estimate =
             perfbench_analysis::stats::estimate(&c.per_iteration, Some(&c.iterations), &cfg);
-        let side = |name: &str, r: &Report| {
-            let path = dir.join(name);
-            file::write_atomic(
-                &path,
-                perfbench_analysis::model::json::to_json(r).as_bytes(),
-            )
-            .unwrap();
-            load_side(&path).unwrap()
-        };
-        let (b, n) = (side("base.json", &base), side("new.json", &new));
+        let (b, n) = sides(&dir, &base, &new);
         let cmp = compare(&b, &n, &Settings::default()).unwrap();
         assert!(cmp.regressed());
         let site = comparison_site(&cmp, Some(&b), &n);
@@ -340,16 +345,7 @@ mod tests {
         };
         let base = with_instructions(12_290.0, 327_680);
         let new = with_instructions(12_390.0, 331_680);
-        let side = |name: &str, r: &Report| {
-            let path = dir.join(name);
-            file::write_atomic(
-                &path,
-                perfbench_analysis::model::json::to_json(r).as_bytes(),
-            )
-            .unwrap();
-            load_side(&path).unwrap()
-        };
-        let (b, n) = (side("base.json", &base), side("new.json", &new));
+        let (b, n) = sides(&dir, &base, &new);
         let cmp = compare(&b, &n, &Settings::default()).unwrap();
         assert!(cmp.regressed(), "100 instructions more per iteration");
         let site = comparison_site(&cmp, Some(&b), &n);

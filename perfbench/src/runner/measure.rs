@@ -158,14 +158,12 @@ impl RunCounters {
                 if let Some(r) = f.done.as_ref() {
                     finished(f.p, r, &bar);
                 }
-                f.printed = true;
                 bar.advance(u64::from(f.rounds.max(f.taken)));
             });
             for (p, why) in missing {
                 if let Some(f) = flights.iter_mut().find(|f| std::ptr::eq(f.p, p)) {
                     let r = f.done.insert(raw_failed(p, why));
                     finished(p, r, &bar);
-                    f.printed = true;
                 }
             }
         } else {
@@ -192,7 +190,6 @@ impl RunCounters {
                     if let Some(r) = f.done.as_ref() {
                         finished(f.p, r, &bar);
                     }
-                    f.printed = true;
                     // The planned rounds it did not take.
                     bar.advance(u64::from(f.rounds.saturating_sub(f.taken)));
                     next += 1;
@@ -387,8 +384,6 @@ pub(super) struct Measurement<'a> {
     pub(super) threads: Option<u32>,
     /// Its result, once it has one: measured after its last round, or failed or panicked.
     pub(super) done: Option<RawBenchmark>,
-    /// Whether the result was printed (and compared).
-    pub(super) printed: bool,
     /// Profile mode: the sampling event its brackets switch on and off.
     pub(super) gate: Option<std::sync::Arc<sys::EventFd>>,
 }
@@ -429,7 +424,6 @@ impl<'a> Measurement<'a> {
             throughput: None,
             threads: None,
             done,
-            printed: false,
             gate: None,
         }
     }
