@@ -50,6 +50,14 @@ fn unknown_flags_and_bad_values_are_errors_naming_them() {
     assert!(e.to_string().contains("soon"));
     assert!(p(&["--measurement-time", "-1"]).is_err());
     assert!(p(&["--format", "xml"]).is_err());
+    // --precision: a percentage, 0 to 100, a `%` allowed.
+    assert_eq!(p(&["--precision", "2"]).unwrap().precision, Some(0.02));
+    assert_eq!(p(&["--precision", "0.5%"]).unwrap().precision, Some(0.005));
+    assert_eq!(p(&["--precision", "0"]).unwrap().precision, Some(0.0));
+    for bad in ["101", "-1", "tight", "NaN"] {
+        let e = p(&["--precision", bad]).unwrap_err().to_string();
+        assert!(e.contains("--precision") && e.contains(bad), "{e}");
+    }
 }
 
 #[test]
