@@ -7,6 +7,8 @@
 //!   `perfbench compare REPORT`: the comparison a report recorded as it ran (`--paired`).
 //! - `perfbench export REPORT --format bmf`: Bencher Metric Format JSON.
 //! - `perfbench report RESULT... --html DIR`: the HTML report of reports .
+//! - `perfbench flame FOLDED [-o SVG]`: the flame graph of folded stacks (a profiled
+//!   benchmark's `stacks.folded`).
 //! - `perfbench ab OLD_EXE NEW_EXE [FILTER]... [FLAGS]`: a paired run of two builds of a bench
 //!   executable (see `perfbench_analysis::runner::paired`).
 //! - `perfbench run-suite --suite NAME --exe PATH -- ARGS...`: started by a benchmark binary
@@ -18,6 +20,7 @@
 
 mod bmf;
 mod compare;
+mod flame;
 #[cfg(test)]
 mod tests;
 
@@ -41,6 +44,7 @@ Commands:
   compare  Compare two reports (or baseline directories) counter by counter
   export   Convert a report for other tools (Bencher Metric Format)
   report   Render reports as HTML pages
+  flame    Draw the flame graph of folded stacks (a profiled benchmark's stacks.folded)
   ab       Run two builds of a bench executable alternately and judge the paired differences
   run-suite  Analyse a benchmark binary's run (the binary starts it)
   help     Print this message or the help of the given subcommand
@@ -186,6 +190,7 @@ enum Cmd {
     Export {
         report: PathBuf,
     },
+    Flame(flame::Args),
     Ab {
         builds: perfbench_analysis::runner::paired::Builds,
         args: Box<perfbench::runner::cli::Args>,
@@ -222,6 +227,7 @@ fn subcommand_help(name: &str) -> Option<&'static str> {
         "compare" => Some(COMPARE_HELP),
         "export" => Some(EXPORT_HELP),
         "report" => Some(REPORT_HELP),
+        "flame" => Some(flame::HELP),
         "ab" => Some(AB_HELP),
         "run-suite" => Some(RUN_SUITE_HELP),
         "help" => Some(HELP),
@@ -232,7 +238,7 @@ fn subcommand_help(name: &str) -> Option<&'static str> {
 fn unknown_subcommand(name: &str) -> Usage {
     Usage(format!(
         "error: unrecognized subcommand `{name}` (expected `doctor`, `list`, `compare`, \
-         `export`, `report`, `ab` or `run-suite`)\n\n\
+         `export`, `report`, `flame`, `ab` or `run-suite`)\n\n\
          Usage: perfbench <COMMAND>\n\nFor more information, try '--help'."
     ))
 }
@@ -314,6 +320,7 @@ fn parse_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Cmd,
         "compare" => parse_compare(&mut p),
         "export" => parse_export(&mut p),
         "report" => parse_report(&mut p),
+        "flame" => flame::parse(&mut p),
         "ab" => parse_ab(p),
         "run-suite" => parse_run_suite(p),
         other => Err(unknown_subcommand(other)),
@@ -755,6 +762,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Cmd::Flame(args) => flame::run(&args),
         Cmd::Ab { builds, args } => perfbench_analysis::runner::paired::run(&builds, &args),
         Cmd::RunSuite { suite, args } => {
             let stdin = std::io::stdin();

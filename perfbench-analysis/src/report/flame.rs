@@ -48,6 +48,69 @@ pub fn svg(flame: &Flame, counter: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// How [`folded_svg`] titles a flame graph.
+#[derive(Clone, Debug)]
+pub struct FoldedTitle<'a> {
+    /// The title (a profiled benchmark's id, say).
+    pub title: &'a str,
+    /// The line under it: what the widths are.
+    pub subtitle: Option<&'a str>,
+    /// What a count is, in the tooltips (`samples`).
+    pub count_name: &'a str,
+}
+
+/// The SVG flame graph of folded stacks (`frame;frame;frame COUNT` lines, what
+/// `target/perfbench/profile/ID/stacks.folded` holds), each frame as wide as its samples; or why
+/// not: a line that is not `STACK COUNT` (named by its number), or no stack at all. Blank lines
+/// are skipped. Names are text, escaped in the picture.
+///
+/// ```
+/// use perfbench_analysis::report::flame::{folded_svg, FoldedTitle};
+///
+/// let title = FoldedTitle {
+///     title: "suite/parse",
+///     subtitle: Some("4 samples of cpu-clock in the measured region"),
+///     count_name: "samples",
+/// };
+/// let picture = folded_svg("suite/parse;lex 3\nsuite/parse 1\n", &title).unwrap();
+/// assert!(picture.contains("<title>lex (3 samples, 75.00%)</title>"), "{picture}");
+/// let e = folded_svg("suite/parse;lex 3\nsuite/parse many\n", &title).unwrap_err();
+/// assert_eq!(e, "line 2: `suite/parse many` is not `STACK COUNT` (COUNT a whole number)");
+/// ```
+pub fn folded_svg(folded: &str, title: &FoldedTitle<'_>) -> Result<String, String> {
+    let mut lines = Vec::new();
+    for (i, line) in folded.lines().enumerate() {
+        let line = line.trim_end();
+        if line.trim().is_empty() {
+            continue;
+        }
+        let well_formed = line
+            .rsplit_once(' ')
+            .is_some_and(|(stack, n)| !stack.trim().is_empty() && n.parse::<u64>().is_ok());
+        if !well_formed {
+            let shown: String = line.chars().take(80).collect();
+            return Err(format!(
+                "line {}: `{shown}` is not `STACK COUNT` (COUNT a whole number)",
+                i + 1
+            ));
+        }
+        lines.push(line);
+    }
+    if lines.is_empty() {
+        return Err("no stacks to draw (the file has no `STACK COUNT` line)".to_owned());
+    }
+    let mut options = Options::default();
+    options.title = title.title.to_owned();
+    options.subtitle = title.subtitle.map(str::to_owned);
+    options.count_name = title.count_name.to_owned();
+    // Colour by name, not at random: the same bytes every run.
+    options.hash = true;
+    let mut out = Vec::new();
+    flamegraph::from_lines(&mut options, lines, &mut out)
+        .map_err(|e| format!("cannot draw the flame graph: {e}"))?;
+    String::from_utf8(out).map_err(|e| format!("cannot draw the flame graph: {e}"))
+}
+
 /// Each path's count of `counter` in `flame` per iteration, as `(numerator, iterations)`; `None`
 /// when the flame has no such counter or no iterations.
 fn per_path(flame: &Flame, counter: &str) -> Option<(Vec<(String, u64)>, u64)> {
@@ -272,6 +335,35 @@ mod tests {
         let scripts = picture.matches("<script").count();
         assert_eq!(scripts, picture.matches("</script>").count());
         assert_eq!(scripts, 1, "inferno's own script only");
+    }
+
+    #[test]
+    fn folded_stacks_draw_with_hostile_names_as_text_and_refuse_malformed_lines() {
+        let title = FoldedTitle {
+            title: "s/<b>",
+            subtitle: Some("samples of cpu-clock in the measured region"),
+            count_name: "samples",
+        };
+        let picture = folded_svg("s/<b>;<script>alert(1)</script> 3\n\ns/<b> 1\n", &title).unwrap();
+        assert!(!picture.contains("<script>alert"), "{picture}");
+        assert!(
+            picture.contains("<title>&lt;script&gt;alert(1)&lt;/script&gt; (3 samples, 75.00%)"),
+            "{picture}"
+        );
+        assert!(picture.contains("samples of cpu-clock in the measured region"));
+        for bad in [
+            "s/b 3\nno-count\n",
+            "s/b -1\n",
+            "s/b 1.5\n",
+            " 4\n",
+            "s/b;x 99999999999999999999\n",
+        ] {
+            let e = folded_svg(bad, &title).unwrap_err();
+            assert!(e.starts_with("line "), "{bad:?}: {e}");
+        }
+        assert!(folded_svg("\n \n", &title)
+            .unwrap_err()
+            .contains("no stacks"));
     }
 
     #[test]

@@ -16,6 +16,7 @@ fn odd_command_lines_never_panic_and_what_parses_holds() {
         "compare",
         "export",
         "report",
+        "flame",
         "ab",
         "run-suite",
         "help",
@@ -42,6 +43,10 @@ fn odd_command_lines_never_panic_and_what_parses_holds() {
         "save-baseline",
         "list",
         "json",
+        "output",
+        "title",
+        "subtitle",
+        "count-name",
         "",
     ];
     let values = [
@@ -107,6 +112,8 @@ fn odd_command_lines_never_panic_and_what_parses_holds() {
                         }
                     }
                     Cmd::Report { results, .. } => assert!(!results.is_empty(), "{ctx}"),
+                    // The one FOLDED file it draws.
+                    Cmd::Flame(_) => assert!(ctx.contains("\"flame\""), "{ctx}"),
                     Cmd::Ab { args, .. } => {
                         assert!(args.paired.is_none() && args.baseline.is_none(), "{ctx}");
                         assert!(args.save_baseline.is_none() && !args.list, "{ctx}");

@@ -7,6 +7,8 @@
 //! - [`branch`]: branch-stack filters (`perf record -j` names) and entries.
 //! - [`perfdata`]: perf.data files, written and read.
 //! - [`symbols`]: naming sampled addresses from the binaries' symbol tables.
+//! - [`stacks`]: the samples' call chains counted, named, cut below the harness and folded
+//!   for flame graphs.
 //! - [`Sampler`]: one sampling event on the calling thread, opened disabled, switched on and
 //!   off around what is to be profiled, drained into a [`perfdata::Writer`].
 //!
@@ -17,6 +19,7 @@ pub mod branch;
 pub mod perfdata;
 pub mod record;
 pub mod ring;
+pub mod stacks;
 pub mod symbols;
 
 use std::fmt;
@@ -562,6 +565,7 @@ impl Sampler {
                 branches: most_first(seen.branches),
                 mispredicted: most_first(seen.mispredicted),
                 ips: seen.ips,
+                chains: seen.chains,
             })
         });
         (
@@ -574,11 +578,14 @@ impl Sampler {
     }
 }
 
-/// What the samples drained so far say: their instruction pointers and first and last times.
+/// What the samples drained so far say: their instruction pointers, call chains, branches and
+/// first and last times.
 #[derive(Debug)]
 struct Seen {
     format: record::SampleFormat,
     ips: Vec<u64>,
+    /// Each distinct call chain (markers dropped; the ip alone without one) and its samples.
+    chains: stacks::Chains,
     /// Taken branches of the samples' branch stacks, by (from, to).
     branches: std::collections::HashMap<(u64, u64), u64>,
     /// Mispredicted branches, by source.
@@ -592,6 +599,7 @@ impl Seen {
         Seen {
             format: record::SampleFormat::from_attr(attr, 0),
             ips: Vec::new(),
+            chains: Default::default(),
             branches: Default::default(),
             mispredicted: Default::default(),
             first: None,
@@ -607,6 +615,15 @@ impl Seen {
                 if let Some(ip) = s.ip {
                     self.ips.push(ip);
                 }
+                let mut chain = s
+                    .callchain
+                    .as_deref()
+                    .map(stacks::frames)
+                    .unwrap_or_default();
+                if chain.is_empty() {
+                    chain.extend(s.ip);
+                }
+                *self.chains.entry(chain).or_default() += 1;
                 if let Some(t) = s.time {
                     self.first = Some(self.first.map_or(t, |f| f.min(t)));
                     self.last = Some(self.last.map_or(t, |l| l.max(t)));
@@ -638,6 +655,10 @@ pub struct Recorded {
     pub stats: ring::DrainStats,
     /// Every sample's instruction pointer.
     pub ips: Vec<u64>,
+    /// Each distinct call chain, innermost first ([`stacks::frames`]: the kernel's markers
+    /// dropped; a sample without a chain has its ip alone), with the samples that had it: what
+    /// [`stacks::fold`] folds.
+    pub chains: stacks::Chains,
     /// The first and last sample's time.
     pub time: Option<(u64, u64)>,
     /// Taken branches of the samples' branch stacks, (from, to) with their count, most first.
@@ -747,6 +768,11 @@ mod tests {
         let mut seen = Seen::new(&attr);
         seen.scan(&buf);
         assert_eq!(seen.ips, vec![0x100, 0x200, 0x100]);
+        // No call chains asked for: each sample's ip alone.
+        assert_eq!(
+            seen.chains,
+            stacks::Chains::from([(vec![0x100], 2), (vec![0x200], 1)])
+        );
         assert_eq!((seen.first, seen.last), (Some(5), Some(9)));
         assert_eq!(
             most_first(seen.branches),

@@ -4,13 +4,19 @@
 //! samples). The samples go to `target/perfbench/profile/ID/perf.data`, which `perf report -i`
 //! opens; the run prints each benchmark's hottest functions.
 //!
+//! Beside it: `stacks.folded`, the samples' call stacks from the benchmark down (the harness's
+//! frames cut, see [`crate::profile::stacks`]), and `flame.svg`, their flame graph, which the
+//! `perfbench` tool draws (`perfbench flame`; a benchmark binary does not link a renderer). Where
+//! there is no tool the run prints the command that draws it. With `--branch-filter`,
+//! `branches.txt` lists the hot taken branches and misprediction sites.
+//!
 //! The event is `cycles` where the machine has a CPU PMU and `cpu-clock` (the thread's CPU
 //! time) otherwise, or `--profile-counter NAME`, at `--profile-frequency HZ` (4000 by default).
 //! A profiled run writes no report and no baseline: switching the event costs two system calls
 //! per bracket, which its own counts carry.
 
-use std::path::PathBuf;
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
 use super::{output_dir, Job, RunCounters};
@@ -20,6 +26,7 @@ use crate::harness::raw::{failure_text, Outcome};
 use crate::machine::Machine;
 use crate::profile::branch::BranchFilter;
 use crate::profile::perfdata::{self, Features, Writer};
+use crate::profile::stacks;
 use crate::profile::symbols::Symbolizer;
 use crate::profile::{Period, Sampler, SamplingOptions};
 use crate::runner::cli::Args;
@@ -102,11 +109,12 @@ pub(crate) fn run(chosen: &[Job], args: &Args, sysfs: &Sysfs, machine: &Machine)
     };
     let config = super::RunPlan::of(args);
     let mut status = ExitCode::SUCCESS;
+    let mut flames = FlameTool::default();
     let missing = super::for_each_body(chosen, &mut |p, body| {
         if status == ExitCode::from(2) {
             return;
         }
-        match profile_one(p, &options, &mut counted, sysfs, &config, body) {
+        match profile_one(p, &options, &mut counted, sysfs, &config, body, &mut flames) {
             Ok(true) => {}
             Ok(false) => status = ExitCode::from(1),
             Err(e) => {
@@ -137,6 +145,7 @@ fn profile_one(
     sysfs: &Sysfs,
     config: &super::RunPlan,
     body: &mut dyn FnMut(&mut Bencher),
+    flames: &mut FlameTool,
 ) -> Result<bool, String> {
     let sampler = Sampler::open(options).map_err(|e| e.to_string())?;
     let event_name = sampler.event_name().to_owned();
@@ -188,7 +197,22 @@ fn profile_one(
     for (name, n) in symbols.hottest(&recorded.ips, HOTTEST) {
         println!("  {:5.1}%  {name}", 100.0 * n as f64 / total);
     }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    write_stacks(
+        &p.id,
+        &event_name,
+        &recorded.chains,
+        &mut symbols,
+        dir,
+        flames,
+    )?;
     if options.branch_sample_type != 0 {
+        let list = dir.join("branches.txt");
+        let text = stacks::branches_text(&recorded.branches, &recorded.mispredicted, |a| {
+            symbols.name_at(a)
+        });
+        std::fs::write(&list, text).map_err(|e| format!("cannot write {}: {e}", list.display()))?;
+        println!("  branches: {}", list.display());
         let taken: u64 = recorded.branches.iter().map(|b| b.1).sum();
         println!("  hottest taken branches ({taken} in the samples' branch stacks):");
         for ((from, to), n) in recorded.branches.iter().take(HOTTEST / 2) {
@@ -205,4 +229,180 @@ fn profile_one(
         }
     }
     Ok(ok)
+}
+
+/// Folds the samples' call chains into `dir/stacks.folded` and has the tool draw them into
+/// `dir/flame.svg`, saying where each went (or the command that draws it, without a tool).
+fn write_stacks(
+    id: &str,
+    event: &str,
+    chains: &stacks::Chains,
+    symbols: &mut Symbolizer,
+    dir: &Path,
+    flames: &mut FlameTool,
+) -> Result<(), String> {
+    let folded = stacks::fold(id, chains, |a| symbols.name(a));
+    let stacks_path = dir.join("stacks.folded");
+    std::fs::write(&stacks_path, folded.text())
+        .map_err(|e| format!("cannot write {}: {e}", stacks_path.display()))?;
+    let svg = dir.join("flame.svg");
+    // A graph of an earlier run must not pass for this one's.
+    let _ = std::fs::remove_file(&svg);
+    if folded.broken > 0 {
+        println!(
+            "  {} of {} samples ({:.1}%) have a call chain that reaches no harness frame (build \
+             with RUSTFLAGS=\"-C force-frame-pointers=yes\"); they show under \"{}\"",
+            folded.broken,
+            folded.samples,
+            100.0 * folded.broken as f64 / folded.samples.max(1) as f64,
+            stacks::NO_HARNESS_FRAME
+        );
+    }
+    if folded.samples == 0 {
+        println!(
+            "  stacks: {} (no samples: no flame graph)",
+            stacks_path.display()
+        );
+        return Ok(());
+    }
+    let subtitle = format!(
+        "{} samples of {event} in the measured region, harness frames cut",
+        folded.samples
+    );
+    let flame = FlameArgs {
+        folded: &stacks_path,
+        svg: &svg,
+        title: id,
+        subtitle: &subtitle,
+    };
+    match flames.draw(&flame) {
+        Ok(()) => println!(
+            "  flame graph: {} (stacks: {})",
+            svg.display(),
+            stacks_path.display()
+        ),
+        Err(why) => println!(
+            "  stacks: {}\n  no flame graph: {why}; draw it with\n    {}",
+            stacks_path.display(),
+            flame.command_line(Path::new("perfbench"))
+        ),
+    }
+    Ok(())
+}
+
+/// What `perfbench flame` is asked to draw.
+struct FlameArgs<'a> {
+    folded: &'a Path,
+    svg: &'a Path,
+    title: &'a str,
+    subtitle: &'a str,
+}
+
+impl FlameArgs<'_> {
+    fn args(&self) -> Vec<std::ffi::OsString> {
+        vec![
+            "flame".into(),
+            self.folded.into(),
+            "-o".into(),
+            self.svg.into(),
+            "--title".into(),
+            self.title.into(),
+            "--subtitle".into(),
+            self.subtitle.into(),
+            "--count-name".into(),
+            "samples".into(),
+        ]
+    }
+
+    /// The command as a shell takes it.
+    fn command_line(&self, tool: &Path) -> String {
+        std::iter::once(tool.as_os_str().to_owned())
+            .chain(self.args())
+            .map(|a| shell_quoted(&a.to_string_lossy()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// `s` as one word of a POSIX shell's command line.
+fn shell_quoted(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c));
+    if plain {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The `perfbench` tool that draws the flame graphs: looked for (or built) once, when the first
+/// benchmark's stacks are written, as a normal run looks for it
+/// ([`provision::tool`](super::provision)).
+#[derive(Default)]
+struct FlameTool {
+    tool: Option<Result<PathBuf, String>>,
+}
+
+impl FlameTool {
+    /// Runs `perfbench flame`; `Err` says why no graph was drawn.
+    fn draw(&mut self, flame: &FlameArgs<'_>) -> Result<(), String> {
+        let tool = self
+            .tool
+            .get_or_insert_with(|| super::provision::tool().map_err(|m| m.0))
+            .clone()?;
+        let out = Command::new(&tool)
+            .args(flame.args())
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+        if out.status.success() && flame.svg.is_file() {
+            Ok(())
+        } else {
+            let err = String::from_utf8_lossy(&out.stderr);
+            Err(format!(
+                "{} flame failed ({}): {}",
+                tool.display(),
+                out.status,
+                err.lines().next().unwrap_or("").trim()
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_that_draws_a_flame_graph_is_quoted_for_a_shell() {
+        let flame = FlameArgs {
+            folded: Path::new("target/perfbench/profile/s/it's/stacks.folded"),
+            svg: Path::new("target/perfbench/profile/s/it's/flame.svg"),
+            title: "s/it's",
+            subtitle: "12 samples of cpu-clock",
+        };
+        assert_eq!(
+            flame.command_line(Path::new("perfbench")),
+            "perfbench flame 'target/perfbench/profile/s/it'\\''s/stacks.folded' -o \
+             'target/perfbench/profile/s/it'\\''s/flame.svg' --title 's/it'\\''s' \
+             --subtitle '12 samples of cpu-clock' --count-name samples"
+        );
+        assert_eq!(shell_quoted(""), "''");
+    }
+
+    #[test]
+    fn branches_txt_lists_the_sampled_branches_by_name() {
+        use crate::profile::perfdata::executable_mappings;
+        let maps = executable_mappings(&std::fs::read_to_string("/proc/self/maps").unwrap());
+        let mut symbols = Symbolizer::new(maps);
+        let here = shell_quoted as *const () as usize as u64;
+        let text = stacks::branches_text(&[((here + 1, here + 2), 3)], &[(here + 1, 1)], |a| {
+            symbols.name_at(a)
+        });
+        assert!(
+            text.contains("shell_quoted+0x1 -> ") && text.contains("shell_quoted+0x2\n"),
+            "{text}"
+        );
+    }
 }
