@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Makes the README's screenshots of the HTML report from a real run: the html-fixture suite
 # (tests/fixtures/html_fixture.rs) saved as baseline `base`, then run again three times slower
-# in `work` against it, then the index and work's page shot by headless Chromium.
+# in `work` against it, then the index, work's page and the summary of group `scaling` shot by
+# headless Chromium.
 #
-#   bash docs/html-screenshots.sh      # writes docs/images/html-index.png, html-bench.png
+#   bash docs/html-screenshots.sh      # writes docs/images/html-index.png, html-bench.png,
+#                                      # html-group.png
 set -euo pipefail
 cd "$(dirname "$0")/.."
 chrome=${PERFBENCH_CHROMIUM:-chromium}
@@ -15,8 +17,14 @@ HTML_FIXTURE_SLOW=1 CARGO_TARGET_DIR=$t target/release/html-fixture --bench --ba
 shot() { # PAGE PNG HEIGHT
   "$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
     --host-resolver-rules='MAP * ~NOTFOUND' --user-data-dir="$t/profile" \
+    --virtual-time-budget=3000 \
     --window-size=1280,"$3" --screenshot="$2" "file://$PWD/$t/perfbench/report/$1" 2>/dev/null
 }
 shot index.html docs/images/html-index.png 1000
 shot html-fixture/000-html-fixture_work.html docs/images/html-bench.png 1150
-ls -l docs/images/html-index.png docs/images/html-bench.png
+# A group's summary, further down the index: a frame scrolled to its section (a screenshot of
+# the index's own address with the section's #id comes out blank).
+printf '%s\n' '<!DOCTYPE html><style>body{margin:0}iframe{border:0;width:100vw;height:100vh}</style>' \
+  '<iframe src="index.html#g-html-fixture-1"></iframe>' >"$t/perfbench/report/group-shot.html"
+shot group-shot.html docs/images/html-group.png 880
+ls -l docs/images/html-index.png docs/images/html-bench.png docs/images/html-group.png

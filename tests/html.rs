@@ -1,5 +1,6 @@
-//! The HTML report of a real run, loaded in a real browser (headless Chromium): the tables, one
-//! SVG per plot, the hostile benchmark name shown as text, no console message, and screenshots.
+//! The HTML report of a real run, loaded in a real browser (headless Chromium): the tables, the
+//! group summaries, one SVG per plot, the hostile benchmark name shown as text, no console
+//! message, and screenshots.
 //!
 //! The fixture suite (`tests/fixtures/html_fixture.rs`) runs twice in a scratch target
 //! directory: once saving baseline `base`, then three times slower in `work` with `--baseline
@@ -7,6 +8,10 @@
 //! plots. The browser runs with no sandbox (CI runs as root), no GPU and its network pointed
 //! nowhere; the pages' own Content-Security-Policy forbids every fetch and script, which a
 //! control page checks is enforced and reported on the console.
+//!
+//! Where Valgrind is installed, the suite also runs once with `--simulate` (only `sum`), and
+//! its page's flame graph, an image beside the page, is checked to load: a page of the test's
+//! own frames it and reads each image's width (the report's pages allow no script).
 //!
 //! Chromium: `PERFBENCH_CHROMIUM`, else `chromium`, `chromium-browser` or `google-chrome` on
 //! `PATH`. Without one the test prints why and passes, unless `PERFBENCH_REQUIRE_BROWSER` is
@@ -88,8 +93,14 @@ impl Browser {
 
     /// The DOM Chromium built from `page`, and the console messages it logged.
     fn dom(&self, page: &Path) -> (String, Vec<String>) {
+        self.dom_with(page, &[])
+    }
+
+    /// [`Browser::dom`] with more of Chromium's flags.
+    fn dom_with(&self, page: &Path, flags: &[&str]) -> (String, Vec<String>) {
         let out = run_with_timeout(
             self.command()
+                .args(flags)
                 .arg("--dump-dom")
                 .arg(format!("file://{}", page.display())),
             Duration::from_secs(120),
@@ -237,6 +248,31 @@ fn a_real_runs_report_renders_in_a_real_browser() {
     }
     assert!(dom.contains("html-fixture/named/&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(!dom.to_ascii_lowercase().contains("<script"));
+    // The group summaries: every plot an SVG with its title, in the DOM as rendered. The
+    // fixture's own group (work, named, sum) has the change of each benchmark, `named` over its
+    // two names, and work and sum side by side; group `scaling` two functions over numeric
+    // arguments, on logarithmic axes, each counter and the throughput.
+    let groups = &dom[at("<h3>Groups</h3>")..at("<h3>All benchmarks</h3>")];
+    let plots = groups.matches("<svg ").count();
+    assert_eq!(plots, groups.matches("<title id=\"g-").count(), "{groups}");
+    // The change (of the first counter at least), `named` over its names (a plot per counter
+    // that counted something: wall-time at least), work and sum side by side; then scaling's
+    // change, its wall-time and its throughput at least.
+    assert!(plots >= 3 + 3, "{plots} plots: {groups}");
+    assert!(groups.contains("<h4>Group <code>scaling</code> (8 benchmarks)</h4>"));
+    assert!(groups.contains(
+        "of the functions of group scaling against their argument (the arguments from 16 to \
+         65536, both axes logarithmic): one line per function (by_iter, by_index)"
+    ));
+    assert!(groups.contains("throughput of the functions of group scaling"));
+    assert!(groups
+        .contains("(the arguments &lt;script&gt;alert(1)&lt;/script&gt;, plain &amp; simple)"));
+    let headline = &report.benchmarks[0].counters[0].name;
+    assert!(groups.contains(&format!(
+        "The per-iteration {headline} values of the 2 functions of group html-fixture side by side"
+    )));
+    assert!(groups.contains(">+"), "the change of work in words");
+    assert!(groups.contains(" regressed</text>"), "{groups}");
     let rows = dom.matches("<tr>").count() + dom.matches("<tr class=").count();
     let counters: usize = report.benchmarks.iter().map(|b| b.counters.len()).sum();
     assert!(rows > counters, "{rows} table rows for {counters} counters");
@@ -275,4 +311,56 @@ fn a_real_runs_report_renders_in_a_real_browser() {
         1600,
     );
     eprintln!("screenshots in {}", shots.display());
+
+    simulated_flame_graphs_load(&b, &work);
+}
+
+fn valgrind_here() -> bool {
+    Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A simulated run's benchmark page shows its flame graph as an image from its own place,
+/// which its Content-Security-Policy lets through: loaded in the browser, each has a width.
+/// The page forbids scripts, so a page of the test's own loads it in a frame and reads its
+/// images (file pages are one origin with `--allow-file-access-from-files`).
+fn simulated_flame_graphs_load(b: &Browser, work: &Path) {
+    if !valgrind_here() {
+        eprintln!("SKIPPED: no Valgrind: the flame graphs were not loaded in the browser");
+        return;
+    }
+    let target = work.join("sim-target");
+    fixture(&target, &["--simulate", "sum"], false);
+    let suite = target.join("perfbench/report/html-fixture");
+    let page = suite.join("000-html-fixture_sum.html");
+    let (dom, console) = b.dom(&page);
+    assert!(console.is_empty(), "console messages: {console:?}");
+    let want = dom.matches("<img class=\"flame\" src=\"flame/").count();
+    assert!(want >= 1, "no flame graph on the page:\n{dom}");
+    let check = suite.join("flame-check.html");
+    std::fs::write(
+        &check,
+        "<!DOCTYPE html><body><iframe id=\"f\" src=\"000-html-fixture_sum.html\"></iframe>\
+         <script>document.getElementById('f').onload = function () {\
+           var imgs = this.contentDocument.querySelectorAll('img.flame'), ok = 0;\
+           for (var i = 0; i < imgs.length; i++) {\
+             if (imgs[i].complete && imgs[i].naturalWidth > 0) ok++;\
+           }\
+           document.body.setAttribute('data-flames', imgs.length + ' ' + ok);\
+         };</script></body>",
+    )
+    .unwrap();
+    let (dom, _) = b.dom_with(
+        &check,
+        &[
+            "--allow-file-access-from-files",
+            "--virtual-time-budget=10000",
+        ],
+    );
+    assert!(
+        dom.contains(&format!("data-flames=\"{want} {want}\"")),
+        "the flame graphs did not all load ({want} on the page):\n{dom}"
+    );
 }

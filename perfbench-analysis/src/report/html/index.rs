@@ -259,6 +259,7 @@ pub(super) fn suite_section(body: &mut String, r: &Report) {
         }
         body.push_str("</table>\n");
     }
+    super::group::group_section(body, r);
     let compared = r.baseline.is_some();
     let _ = write!(
         body,

@@ -19,9 +19,10 @@
 //! Like the rest of [`report`](crate::report), this module renders what it is given: it
 //! computes no statistics beyond the density curves drawn in the plots, and it measures nothing.
 //!
-//! Its parts: `index` (the site's front page: every suite's table, machine and settings) and
-//! `bench` (a benchmark's page: each counter's figures, plots and change); this module has the
-//! pages' frame, the site and the files.
+//! Its parts: `index` (the site's front page: every suite's table, machine and settings),
+//! `group` (the index's summary plots of each group: changes, counters against the argument,
+//! functions side by side) and `bench` (a benchmark's page: each counter's figures, plots and
+//! change); this module has the pages' frame, the site and the files.
 
 pub mod plot;
 
@@ -37,6 +38,7 @@ use crate::stats::{headline_samples, Change, Estimate, Method, Verdict};
 use perfbench::units::{format_change_interval, format_estimate, format_value};
 
 mod bench;
+mod group;
 mod index;
 
 pub use bench::*;
@@ -400,6 +402,9 @@ const STYLE: &str = r##"
   svg.plot [stroke="#000000"] { stroke: var(--fg); }
   svg.plot [fill="#000000"] { fill: var(--fg); }
   svg.plot [fill="#FFFFFF"] { fill: var(--bg); }
+  svg.plot [fill="#C62828"] { fill: var(--bad); } svg.plot [stroke="#C62828"] { stroke: var(--bad); }
+  svg.plot [fill="#2E7D32"] { fill: var(--good); } svg.plot [stroke="#2E7D32"] { stroke: var(--good); }
+  svg.plot [fill="#5F6368"] { fill: var(--muted); }
 }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg);
   background: var(--bg); margin: 0 auto; padding: 1.2em 2em 3em; max-width: 76em; }
@@ -419,6 +424,9 @@ td.num { text-align: right; white-space: nowrap; }
 .counter { display: grid; grid-template-columns: minmax(16em, 24em) minmax(0, 1fr); gap: 0 2em; align-items: start; }
 .counter table { width: 100%; } .counter td.num { white-space: normal; }
 @media (max-width: 64em) { .counter { grid-template-columns: minmax(0, 1fr); } }
+.group-plots { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 34em), 1fr)); gap: 0.6em 1.6em; align-items: start; }
+.group-plots figure { margin: 0; } .group-plots figcaption { color: var(--muted); font-size: 0.9em; }
+h4 { font-size: 1em; margin: 1em 0 0.3em; }
 .plots { display: flex; flex-direction: column; gap: 0.8em; }
 svg.plot { width: 100%; max-width: 640px; height: auto; }
 img.flame { width: 100%; height: auto; border: 1px solid var(--rule); }

@@ -15,6 +15,10 @@ use crate::stats::kde;
 use crate::stats::univariate::Sample;
 use perfbench::units;
 
+mod group;
+
+pub use group::*;
+
 /// The new run's (or NEW's) colour.
 const NEW: RGBColor = RGBColor(0x1f, 0x6f, 0xc5);
 /// The baseline's colour.
@@ -60,9 +64,19 @@ fn svg(
     title: &str,
     draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Drawn,
 ) -> String {
+    svg_sized(subject, title, (WIDTH, HEIGHT), draw)
+}
+
+/// [`svg`] of another size than the usual (a plot with a row per benchmark grows with them).
+fn svg_sized(
+    subject: &Subject<'_>,
+    title: &str,
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Drawn,
+) -> String {
     let mut out = String::new();
     let result = {
-        let root = SVGBackend::with_string(&mut out, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
         draw(&root).and_then(|()| root.present().map_err(|e| e.to_string()))
     };
     if let Err(e) = result {
@@ -72,6 +86,7 @@ fn svg(
             escape(title)
         );
     }
+    let out = compact(&out);
     // `<svg width=.. height=.. viewBox=..>`: the page sizes it; role and title added.
     let Some(open_end) = out.find('>') else {
         return String::new();
@@ -84,6 +99,41 @@ fn svg(
         escape(title),
         &out[open_end + 1..]
     )
+}
+
+/// plotters' SVG with what changes nothing in the picture taken out: `opacity="1"`, the
+/// digits of a font size past the first decimal, and the line breaks around a text.
+fn compact(svg: &str) -> String {
+    let mut out = String::with_capacity(svg.len());
+    let mut rest = svg;
+    const SIZE: &str = "font-size=\"";
+    while let Some(at) = rest.find(SIZE) {
+        let (head, tail) = rest.split_at(at + SIZE.len());
+        out.push_str(head);
+        let end = tail.find('"').unwrap_or(tail.len());
+        let value = &tail[..end];
+        match value.find('.') {
+            Some(dot) if value.len() > dot + 2 => out.push_str(&value[..dot + 2]),
+            _ => out.push_str(value),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    let out = out
+        .replace(" opacity=\"1\"", "")
+        .replace("\n</text>", "</text>");
+    // The break after each `<text ...>`.
+    let mut compacted = String::with_capacity(out.len());
+    let mut rest = out.as_str();
+    while let Some(at) = rest.find("<text ") {
+        let (head, tail) = rest.split_at(at);
+        compacted.push_str(head);
+        let end = tail.find('>').map_or(tail.len(), |e| e + 1);
+        compacted.push_str(&tail[..end]);
+        rest = tail[end..].strip_prefix('\n').unwrap_or(&tail[end..]);
+    }
+    compacted.push_str(rest);
+    compacted
 }
 
 /// Tick labels with as many decimals as the axis span needs.
