@@ -88,7 +88,10 @@ pub fn bench_page(
     }
     let linear = r.config.sampling == Sampling::Linear;
     for (k, c) in b.counters.iter().enumerate() {
-        counter_section(&mut body, k, c, base, changes(c), linear);
+        let differential = flames
+            .iter()
+            .find(|f| f.against.is_some() && f.counter == c.name);
+        counter_section(&mut body, k, c, base, changes(c), differential, linear);
     }
     if !b.derived.is_empty() {
         body.push_str(
@@ -118,7 +121,7 @@ fn flame_section(body: &mut String, flames: &[FlameLink]) {
         return;
     }
     body.push_str(
-        "<section>\n<h2>Flame graphs</h2>\n<p class=\"facts\">Exact inclusive counts per \
+        "<section id=\"flames\">\n<h2>Flame graphs</h2>\n<p class=\"facts\">Exact inclusive counts per \
          call path, per iteration, as Callgrind simulated them: the benchmark's body at the \
          root (with what was inlined into it), each function above its caller, as wide as \
          its count; perfbench's own frames are left out. Open a graph to zoom into a frame or \
@@ -171,6 +174,7 @@ pub(super) fn counter_section(
     c: &CounterResult,
     base: Option<(&str, &Benchmark)>,
     change: Option<Change>,
+    differential: Option<&FlameLink>,
     linear: bool,
 ) {
     let _ = writeln!(body, "<section>\n<h2>{}</h2>", escape(&c.name));
@@ -249,11 +253,15 @@ pub(super) fn counter_section(
     if let Some(ch) = change {
         let _ = writeln!(
             body,
-            "<tr><th>change</th><td class=\"num {}\">{} {} (p = {:.3})</td></tr>",
+            "<tr><th>change</th><td class=\"num {}\">{} {} (p = {:.3}){}</td></tr>",
             ch.verdict.as_str(),
             escape(&change_text(&ch)),
             ch.verdict.as_str(),
-            ch.p_value
+            ch.p_value,
+            differential.map_or(String::new(), |f| format!(
+                " · <a href=\"{}\">what changed, by function</a>",
+                escape(&f.href)
+            ))
         );
         row(
             body,

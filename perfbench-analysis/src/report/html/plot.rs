@@ -149,11 +149,14 @@ fn ticks(span: f64) -> impl Fn(&f64) -> String {
     }
 }
 
-/// A range with room around it; never empty.
+/// A range with room around it; never empty. A range of one value gets 1% of it on each side,
+/// and a range of zero alone -1 to 1 (not a span of nanounits, whose ticks read `-0.000000`).
 fn padded(low: f64, high: f64, share: f64) -> (f64, f64) {
     let span = high - low;
     let pad = if span > 0.0 {
         span * share
+    } else if low == 0.0 {
+        1.0
     } else {
         (low.abs() * 0.01).max(1e-9)
     };
@@ -579,4 +582,22 @@ pub fn regression(
         // The line rises from the origin: the upper left corner is empty.
         legend_at(&mut chart, SeriesLabelPosition::UpperLeft)
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_of_one_value_is_padded_to_something_its_ticks_can_say() {
+        assert_eq!(padded(0.0, 0.0, 0.05), (-1.0, 1.0));
+        assert_eq!(padded(200.0, 200.0, 0.05), (198.0, 202.0));
+        assert_eq!(padded(10.0, 20.0, 0.1), (9.0, 21.0));
+        let (lo, hi) = padded(0.0, 0.0, 0.05);
+        let label = ticks(hi - lo);
+        assert_eq!(
+            (label(&lo), label(&0.0), label(&hi)),
+            ("-1.0".into(), "0.0".into(), "1.0".into())
+        );
+    }
 }

@@ -443,6 +443,12 @@ fn a_compared_run_shows_what_changed_in_a_differential_flame_graph() {
     assert!(sum.contains("<h3>What changed against main</h3>"), "{sum}");
     assert!(sum
         .contains("<img class=\"flame\" src=\"flame/001-math_sum_4096.instructions.change.svg\""));
+    // The change's row links its differential graph; a counter that did not change links none.
+    assert!(sum.contains(
+        "(p = 0.001) · <a href=\"flame/001-math_sum_4096.instructions.change.svg\">what changed, \
+         by function</a>"
+    ), "{sum}");
+    assert_eq!(sum.matches("what changed, by function").count(), 1, "{sum}");
     // Without the baseline's report at hand, no differential graph.
     let alone = super::site(&[SuiteInput {
         report: &r,
