@@ -280,13 +280,7 @@ fn a_report_compared_with_a_saved_baseline_finds_it() {
         .unwrap();
     let path = dir.join("demo.json");
     assert!(find_baseline(&path, &r).is_none(), "not compared");
-    r.baseline = Some(crate::model::BaselineRef {
-        name: "main".into(),
-        perfbench_version: "0.1.0".into(),
-        machine: r.machine.clone(),
-        warnings: vec![],
-        runs: 1,
-    });
+    compared_with(&mut r, "main");
     // (Reports hold NaN, which is not equal to itself: compare the JSON.)
     let found = find_baseline(&path, &r).expect("the saved baseline");
     assert_eq!(
@@ -545,13 +539,7 @@ fn fifty(args: bool) -> Report {
         crate::model::Config::default(),
         benchmarks,
     );
-    r.baseline = Some(crate::model::BaselineRef {
-        name: "main".into(),
-        perfbench_version: "0.1.0".into(),
-        machine: r.machine.clone(),
-        warnings: vec![],
-        runs: 1,
-    });
+    compared_with(&mut r, "main");
     r
 }
 
@@ -632,6 +620,17 @@ fn bench_of(group: &str, name: &str, params: Option<&str>, centre: f64) -> Bench
         ],
         ..Benchmark::new(&id, group, name, params, Outcome::Measured)
     }
+}
+
+/// Marks `r` as compared with a baseline called `name` (one run, same machine, no warnings).
+fn compared_with(r: &mut Report, name: &str) {
+    r.baseline = Some(crate::model::BaselineRef {
+        name: name.into(),
+        perfbench_version: "0.1.0".into(),
+        machine: r.machine.clone(),
+        warnings: vec![],
+        runs: 1,
+    });
 }
 
 fn report_of(benchmarks: Vec<Benchmark>) -> Report {
@@ -791,13 +790,7 @@ fn a_compared_group_gets_a_bar_per_benchmark_with_its_verdict() {
         with_change(&mut b.counters[1], 1.0, Verdict::Unchanged);
     }
     let mut r = report_of(benches);
-    r.baseline = Some(crate::model::BaselineRef {
-        name: "main".into(),
-        perfbench_version: "0.1.0".into(),
-        machine: r.machine.clone(),
-        warnings: vec![],
-        runs: 1,
-    });
+    compared_with(&mut r, "main");
     let index = index(&[&r]).html;
     let part = groups_part(&index);
     let plots = svgs(part);
@@ -881,13 +874,7 @@ fn hostile_names_in_group_plots_stay_text() {
         with_change(&mut b.counters[0], 1.3, Verdict::Regressed);
     }
     let mut r = report_of(benches);
-    r.baseline = Some(crate::model::BaselineRef {
-        name: "<b>main</b>".into(),
-        perfbench_version: "0.1.0".into(),
-        machine: r.machine.clone(),
-        warnings: vec![],
-        runs: 1,
-    });
+    compared_with(&mut r, "<b>main</b>");
     let index = index(&[&r]).html;
     let part = groups_part(&index);
     // The change, wall-time and instructions against the argument, the two side by side.
