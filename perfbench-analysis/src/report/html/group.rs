@@ -344,3 +344,6 @@ pub(super) fn group_section(body: &mut String, r: &Report) {
         body.push_str(&out);
     }
 }
+
+#[cfg(test)]
+mod tests;
