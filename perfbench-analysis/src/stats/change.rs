@@ -51,6 +51,18 @@ impl Verdict {
             Verdict::Unchanged => "unchanged",
         }
     }
+
+    /// Whether the figure changed: regressed or improved.
+    ///
+    /// ```
+    /// use perfbench_analysis::stats::Verdict;
+    ///
+    /// assert!(Verdict::Regressed.is_change() && Verdict::Improved.is_change());
+    /// assert!(!Verdict::Unchanged.is_change());
+    /// ```
+    pub fn is_change(self) -> bool {
+        matches!(self, Verdict::Regressed | Verdict::Improved)
+    }
 }
 
 impl fmt::Display for Verdict {

@@ -91,23 +91,17 @@ pub fn comparison_site(cmp: &Comparison, base: Option<&Side>, new: &Side) -> Sit
                 };
                 let bb = base_report.as_ref().and_then(|br| br.bench(&bc.id));
                 let file = bench_file(i, &bc.id);
-                let lookup = |c: &CounterResult| {
+                // The comparison's change of each counter.
+                let change_of = |name: &str| {
                     bc.counters
                         .iter()
-                        .find(|cc| cc.name == c.name)
+                        .find(|cc| cc.name == name)
                         .and_then(|cc| cc.change)
                 };
+                let lookup = |c: &CounterResult| change_of(&c.name);
                 // Its flame graphs (a simulated run's), and against BASE a differential one
                 // for each counter the comparison found changed.
-                let changed = |c: &str| {
-                    let verdict = bc
-                        .counters
-                        .iter()
-                        .find(|cc| cc.name == c)
-                        .and_then(|cc| cc.change)
-                        .map(|ch| ch.verdict);
-                    matches!(verdict, Some(Verdict::Regressed | Verdict::Improved))
-                };
+                let changed = |c: &str| change_of(c).is_some_and(|ch| ch.verdict.is_change());
                 let (flames, flame_links) =
                     bench_flames(&dir, i, nb, bb.map(|bb| ("BASE", bb)), &changed);
                 pages.push(Page {

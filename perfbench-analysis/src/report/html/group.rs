@@ -238,9 +238,7 @@ fn change_plots(id: &str, group: &str, against: &str, benches: &[&Benchmark]) ->
                 change.ratio.is_some().then_some(Bar { name, change })
             })
             .collect();
-        let changed = bars
-            .iter()
-            .any(|b| matches!(b.change.verdict, Verdict::Regressed | Verdict::Improved));
+        let changed = bars.iter().any(|b| b.change.verdict.is_change());
         if bars.len() < 2 || (k > 0 && !changed) {
             continue;
         }

@@ -262,8 +262,9 @@ pub fn flame_change_file(index: usize, id: &str, counter: &str) -> String {
 /// of it: those that regressed or improved, where both have a flame with the counter.
 pub fn changed_flames<'a>(b: &'a Benchmark, base: &Benchmark) -> Vec<&'a str> {
     changed_flames_where(b, base, &|c| {
-        let verdict = b.counter(c).and_then(|r| r.change).map(|ch| ch.verdict);
-        matches!(verdict, Some(Verdict::Regressed | Verdict::Improved))
+        b.counter(c)
+            .and_then(|r| r.change)
+            .is_some_and(|ch| ch.verdict.is_change())
     })
 }
 
