@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Summary of bench-compare/stopping.sh's runs directory (markdown on stdout).
 
-    stopping.py RUNS_DIR "name:flags;name:flags;..."
+    stopping.py RUNS_DIR "name:flags;name:flags;..." [DIVAN_FINE]
 
 Reads divan-i.out/.time and, for each variant, NAME-i.json/.time. Per variant: the median
 suite run time, its median ratio to divan's in the same rounds, the rounds each benchmark took
 (median), and per benchmark the run-to-run MAD (relative to the median, %) of the headline
 (perfbench `estimate.point` of wall-time, divan's median) and of perfbench's floor (the
-smallest sample: what the verdict compares).
+smallest sample: what the verdict compares). With divanfine-i.out (divan run with
+`--sample-size DIVAN_FINE`) a second divan row; and divan's iterations per sample, with the
+clock's step measured here, give the grid its per-iteration figures lie on.
 """
 import json
 import os
@@ -37,12 +39,29 @@ def seconds(path):
         return None
 
 
+def clock_step():
+    """The monotonic clock's step in ns: the largest of 1000, 100, 10 dividing (nearly) every
+    difference between successive readings (1 where none does)."""
+    import time
+    reads = [time.monotonic_ns() for _ in range(20000)]
+    deltas = [b - a for a, b in zip(reads, reads[1:]) if b > a]
+    for step in (1000, 100, 10):
+        # within 1 ns of a multiple of step: the hypervisor's clock adds a 1 ns carry
+        if sum(1 for d in deltas if d % step <= 1) >= 0.95 * len(deltas):
+            return float(step)
+    return 1.0
+
+
 def main():
     runs, variants = sys.argv[1], [v.split(":", 1)[0] for v in sys.argv[2].split(";") if v]
     rounds = sorted({int(f.split("-")[1].split(".")[0]) for f in os.listdir(runs)
                      if f.startswith("divan-") and f.endswith(".time")})
     divan_t = {i: seconds(os.path.join(runs, f"divan-{i}.time")) for i in rounds}
     heads = {"divan": {b: [] for b in BENCHES}}
+    fine = len(sys.argv) > 3 and sys.argv[3] != "0" and \
+        os.path.exists(os.path.join(runs, f"divanfine-{rounds[0]}.out"))
+    fine_name = f"divan --sample-size {sys.argv[3]}" if fine else None
+    per_sample = {b: [] for b in BENCHES}
     print(f"# The stopping rule on the peer suite: {len(rounds)} alternating runs\n")
     print("| harness | suite run time (median) | against divan | rounds taken (median, per benchmark) |")
     print("| --- | ---: | ---: | --- |")
@@ -52,6 +71,13 @@ def main():
         for b in BENCHES:
             if b in table:
                 heads["divan"][b].append(table[b]["median"])
+                per_sample[b].append(table[b]["iters"] / table[b]["samples"])
+        if fine:
+            table = divan_table(os.path.join(runs, f"divanfine-{i}.out"))
+            heads.setdefault(fine_name, {b: [] for b in BENCHES})
+            for b in BENCHES:
+                if b in table:
+                    heads[fine_name][b].append(table[b]["median"])
     floors = {}
     for v in variants:
         heads[v] = {b: [] for b in BENCHES}
@@ -79,14 +105,20 @@ def main():
     print("\n## Run-to-run MAD of the headline (relative, %)\n")
     print("| harness | " + " | ".join(BENCHES) + " |")
     print("| --- |" + " ---: |" * len(BENCHES))
-    for h in ["divan"] + variants:
+    harnesses = ["divan"] + ([fine_name] if fine else []) + variants
+    for h in harnesses:
         print(f"| {h} | " + " | ".join(f"{rel_mad(heads[h][b]):.2f}" for b in BENCHES) + " |")
     print("\n## The same, each headline to 4 significant digits (as divan prints it)\n")
     print("| harness | " + " | ".join(BENCHES) + " |")
     print("| --- |" + " ---: |" * len(BENCHES))
-    for h in ["divan"] + variants:
+    for h in harnesses:
         print(f"| {h} | " + " | ".join(f"{rel_mad([float(f'{x:.4g}') for x in heads[h][b]]):.2f}"
                                        for b in BENCHES) + " |")
+    step = clock_step()
+    print(f"\ndivan's default: iterations per sample (median) and the grid its per-iteration "
+          f"figures lie on, the clock's step ({step:.0f} ns here) over them: " +
+          ", ".join(f"{b} {med(per_sample[b]):.0f} ({step / med(per_sample[b]):.2g} ns)"
+                    for b in BENCHES if per_sample[b]))
     s50 = [t for t in (seconds(os.path.join(runs, f)) for f in sorted(os.listdir(runs))
                        if f.startswith("suite50-") and f.endswith(".time")) if t is not None]
     if s50:

@@ -14,7 +14,10 @@
 # the median) of the headline (perfbench: `estimate.point` of `wall-time`; divan: its median)
 # and of perfbench's floor (the smallest sample, which the verdict compares). Then SUITE50_RUNS
 # (default 3) default runs of suite50/ (fifty benchmarks from the examples' bodies): their run
-# time. Everything lands
+# time. divan also runs a second time per round with `--sample-size $DIVAN_FINE` (default 100
+# iterations per sample; DIVAN_FINE=0 skips it): its own default times a microsecond body one
+# iteration per sample, on the clock's grid (10 ns steps on this VM), and the finer samples show
+# how much its median moves from process to process below that grid. Everything lands
 # in $STOP_WORK (default /tmp/perfbench-stopping); the table is printed and kept in
 # $STOP_WORK/summary.md.
 set -euo pipefail
@@ -55,6 +58,10 @@ for i in $(seq 1 "$runs"); do
     log "round $i of $runs"
     (cd "$here/divan-suite" && /usr/bin/time -f '%e' -o "$work/runs/divan-$i.time" \
         "$dv" --bench >"$work/runs/divan-$i.out" 2>&1)
+    if [ "${DIVAN_FINE:-100}" != 0 ]; then
+        (cd "$here/divan-suite" && "$dv" --bench --sample-size "${DIVAN_FINE:-100}" \
+            >"$work/runs/divanfine-$i.out" 2>&1)
+    fi
     for v in "${vs[@]}"; do
         name=${v%%:*} flags=${v#*:} out="$work/out-$name"
         rm -rf "$out"
@@ -72,4 +79,4 @@ for i in $(seq 1 "${SUITE50_RUNS:-3}"); do
         -o "$work/runs/suite50-$i.time" "$s50" --bench >"$work/runs/suite50-$i.out" 2>&1)
 done
 
-python3 "$here/stopping.py" "$work/runs" "$variants" | tee "$work/summary.md"
+python3 "$here/stopping.py" "$work/runs" "$variants" "${DIVAN_FINE:-100}" | tee "$work/summary.md"
