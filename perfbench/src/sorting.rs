@@ -1,4 +1,4 @@
-//! Sorting, compiled once for the whole crate.
+//! Sorting, compiled once for the whole crate, and percentiles of sorted data.
 //!
 //! Every `sort_by` with its own closure, and every element type sorted, compiles the standard
 //! library's sort again: 2,000 to 3,000 lines of LLVM IR each, which every downstream build of
@@ -16,6 +16,35 @@ use std::cmp::Ordering;
 /// as stable.
 pub fn sort_f64(values: &mut [f64]) {
     values.sort_unstable_by(f64::total_cmp);
+}
+
+/// The `p`th percentile (0 to 100; NaN reads as 0) of `sorted` (ascending, as [`sort_f64`]
+/// leaves it) by linear interpolation between the two nearest ranks; 0 for no values. The one
+/// definition of a percentile in the workspace: the stopping rule's fences and the analysis's
+/// quartiles, fences and medians read their data through it.
+///
+/// ```
+/// use perfbench::sorting::percentile_of_sorted;
+///
+/// let v = [1.0, 2.0, 3.0, 4.0, 5.0];
+/// assert_eq!(percentile_of_sorted(&v, 25.0), 2.0);
+/// assert_eq!(percentile_of_sorted(&v, 50.0), 3.0);
+/// assert_eq!(percentile_of_sorted(&v, 62.5), 3.5);
+/// assert_eq!(percentile_of_sorted(&v, 100.0), 5.0);
+/// assert_eq!(percentile_of_sorted(&[], 50.0), 0.0);
+/// ```
+pub fn percentile_of_sorted(sorted: &[f64], p: f64) -> f64 {
+    let n = sorted.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let p = if p.is_nan() { 0.0 } else { p.clamp(0.0, 100.0) };
+    let rank = p / 100.0 * (n - 1) as f64;
+    let below = (rank.floor() as usize).min(n - 1);
+    let above = (below + 1).min(n - 1);
+    let (lo, hi) = (sorted[below], sorted[above]);
+    let frac = rank - below as f64;
+    (lo + (hi - lo) * frac).clamp(lo, hi)
 }
 
 /// Sorts `v` by `cmp`, stably (elements that compare equal keep their order), like

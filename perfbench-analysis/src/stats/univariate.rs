@@ -231,17 +231,7 @@ impl Percentiles {
     /// assert_eq!(p.at(12.5), 15.0); // interpolated between 10 and 20
     /// ```
     pub fn at(&self, p: f64) -> f64 {
-        let n = self.sorted.len();
-        if n == 0 {
-            return 0.0;
-        }
-        let p = if p.is_nan() { 0.0 } else { p.clamp(0.0, 100.0) };
-        let rank = p / 100.0 * (n - 1) as f64;
-        let below = (rank.floor() as usize).min(n - 1);
-        let above = (below + 1).min(n - 1);
-        let (lo, hi) = (self.sorted[below], self.sorted[above]);
-        let frac = rank - below as f64;
-        (lo + (hi - lo) * frac).clamp(lo, hi)
+        perfbench::sorting::percentile_of_sorted(&self.sorted, p)
     }
 
     /// The median (50th percentile).

@@ -216,13 +216,9 @@ fn median_interval(values: &[f64]) -> Option<(f64, f64, f64)> {
     if v.is_empty() {
         return None;
     }
-    v.sort_by(f64::total_cmp);
+    crate::sorting::sort_f64(&mut v);
     let n = v.len();
-    let median = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    };
+    let median = crate::sorting::percentile_of_sorted(&v, 50.0);
     let half = 1.96 * (n as f64).sqrt() / 2.0;
     let low = ((n as f64 / 2.0 - half).floor().max(0.0) as usize).min(n - 1);
     let high = ((n as f64 / 2.0 + half).ceil() as usize).min(n - 1);

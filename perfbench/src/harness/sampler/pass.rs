@@ -465,17 +465,14 @@ impl Overhead {
     }
 }
 
-/// The median of the calibration readings; 0 when there are none (or none is finite).
-/// (The statistics' median, `stats::univariate::Percentiles::median`, which a benchmark build
-/// does not compile: the two middle values' midpoint, as `lo + (hi - lo) / 2` like it.)
+/// The median of the calibration readings ([`percentile_of_sorted`](crate::sorting::percentile_of_sorted),
+/// as the statistics take it); 0 when there are none, or one is not finite.
 pub(super) fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() || !v.iter().all(|x| x.is_finite()) {
         return 0.0;
     }
     crate::sorting::sort_f64(&mut v);
-    let n = v.len();
-    let (lo, hi) = (v[(n - 1) / 2], v[n / 2]);
-    (lo + (hi - lo) * 0.5).clamp(lo, hi)
+    crate::sorting::percentile_of_sorted(&v, 50.0)
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@
 use super::Measured;
 use crate::counters::Source;
 use crate::harness::raw::RawCounter;
-use crate::sorting::sort_f64;
+use crate::sorting::{percentile_of_sorted, sort_f64};
 
 /// The fewest rounds the rule judges (the verdict's fewest, too).
 pub const MIN_ROUNDS: usize = 3;
@@ -108,28 +108,21 @@ fn counter_settled(c: &RawCounter, precision: f64) -> bool {
 /// The median of `v` (not empty, finite).
 fn median(mut v: Vec<f64>) -> f64 {
     sort_f64(&mut v);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+    percentile_of_sorted(&v, 50.0)
 }
 
-/// `Q1 - 3 IQR` and `Q3 + 3 IQR` of the finite values (quartiles by linear interpolation).
+/// `Q1 - 3 IQR` and `Q3 + 3 IQR` of the finite values (the analysis's outer fences: quartiles
+/// by [`percentile_of_sorted`]).
 fn outer_fences(values: &[f64]) -> Option<(f64, f64)> {
     let mut v: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     if v.is_empty() {
         return None;
     }
     sort_f64(&mut v);
-    let at = |q: f64| {
-        let pos = q * (v.len() - 1) as f64;
-        let (i, frac) = (pos.floor() as usize, pos.fract());
-        let next = v[(i + 1).min(v.len() - 1)];
-        v[i] + (next - v[i]) * frac
-    };
-    let (q1, q3) = (at(0.25), at(0.75));
+    let (q1, q3) = (
+        percentile_of_sorted(&v, 25.0),
+        percentile_of_sorted(&v, 75.0),
+    );
     let iqr = q3 - q1;
     Some((q1 - 3.0 * iqr, q3 + 3.0 * iqr))
 }
