@@ -39,6 +39,18 @@ def seconds(path):
         return None
 
 
+def mad_difference(ours, theirs, resamples=2000):
+    """90% percentile-bootstrap interval of rel_mad(ours) - rel_mad(theirs), each resampled
+    on its own (nan when either has fewer than two values)."""
+    import random
+    if len(ours) < 2 or len(theirs) < 2:
+        return float("nan"), float("nan")
+    rng = random.Random(1)
+    diffs = sorted(rel_mad(rng.choices(ours, k=len(ours))) -
+                   rel_mad(rng.choices(theirs, k=len(theirs))) for _ in range(resamples))
+    return diffs[int(0.05 * resamples)], diffs[int(0.95 * resamples) - 1]
+
+
 def clock_step():
     """The monotonic clock's step in ns: the largest of 1000, 100, 10 dividing (nearly) every
     difference between successive readings (1 where none does)."""
@@ -114,6 +126,19 @@ def main():
     for h in harnesses:
         print(f"| {h} | " + " | ".join(f"{rel_mad([float(f'{x:.4g}') for x in heads[h][b]]):.2f}"
                                        for b in BENCHES) + " |")
+    print("\n## Each variant's 4-digit MAD less divan's, in points, with a 90% bootstrap interval\n")
+    print("A MAD over ten runs is itself noisy; an interval that holds 0 is no difference this set "
+          "can show (2,000 resamples of each harness's runs, seed 1).\n")
+    print("| variant | " + " | ".join(BENCHES) + " |")
+    print("| --- |" + " ---: |" * len(BENCHES))
+    for v in variants:
+        cells = []
+        for b in BENCHES:
+            ours = [float(f"{x:.4g}") for x in heads[v][b]]
+            theirs = [float(f"{x:.4g}") for x in heads["divan"][b]]
+            low, high = mad_difference(ours, theirs)
+            cells.append(f"{rel_mad(ours) - rel_mad(theirs):+.2f} [{low:+.2f}, {high:+.2f}]")
+        print(f"| {v} | " + " | ".join(cells) + " |")
     step = clock_step()
     print(f"\ndivan's default: iterations per sample (median) and the grid its per-iteration "
           f"figures lie on, the clock's step ({step:.0f} ns here) over them: " +

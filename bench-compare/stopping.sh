@@ -17,7 +17,8 @@
 # time. divan also runs a second time per round with `--sample-size $DIVAN_FINE` (default 100
 # iterations per sample; DIVAN_FINE=0 skips it): its own default times a microsecond body one
 # iteration per sample, on the clock's grid (10 ns steps on this VM), and the finer samples show
-# how much its median moves from process to process below that grid. Everything lands
+# how much its median moves from process to process below that grid. Each variant's MAD less
+# divan's comes with a 90% bootstrap interval (a MAD of ten runs is itself noisy). Everything lands
 # in $STOP_WORK (default /tmp/perfbench-stopping); the table is printed and kept in
 # $STOP_WORK/summary.md.
 set -euo pipefail
