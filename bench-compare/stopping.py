@@ -32,6 +32,11 @@ def rel_mad(xs):
     return 100.0 * med([abs(x - m) for x in xs]) / m
 
 
+def four_digits(xs):
+    """Each value to 4 significant digits, as divan prints it."""
+    return [float(f"{x:.4g}") for x in xs]
+
+
 def seconds(path):
     try:
         return float(open(path).read().split()[0])
@@ -124,7 +129,7 @@ def main():
     print("| harness | " + " | ".join(BENCHES) + " |")
     print("| --- |" + " ---: |" * len(BENCHES))
     for h in harnesses:
-        print(f"| {h} | " + " | ".join(f"{rel_mad([float(f'{x:.4g}') for x in heads[h][b]]):.2f}"
+        print(f"| {h} | " + " | ".join(f"{rel_mad(four_digits(heads[h][b])):.2f}"
                                        for b in BENCHES) + " |")
     print("\n## Each variant's 4-digit MAD less divan's, in points, with a 90% bootstrap interval\n")
     print("A MAD over ten runs is itself noisy; an interval that holds 0 is no difference this set "
@@ -134,8 +139,7 @@ def main():
     for v in variants:
         cells = []
         for b in BENCHES:
-            ours = [float(f"{x:.4g}") for x in heads[v][b]]
-            theirs = [float(f"{x:.4g}") for x in heads["divan"][b]]
+            ours, theirs = four_digits(heads[v][b]), four_digits(heads["divan"][b])
             low, high = mad_difference(ours, theirs)
             cells.append(f"{rel_mad(ours) - rel_mad(theirs):+.2f} [{low:+.2f}, {high:+.2f}]")
         print(f"| {v} | " + " | ".join(cells) + " |")

@@ -465,8 +465,9 @@ impl Overhead {
     }
 }
 
-/// The median of the calibration readings ([`percentile_of_sorted`](crate::sorting::percentile_of_sorted),
-/// as the statistics take it); 0 when there are none, or one is not finite.
+/// The median of `v` ([`percentile_of_sorted`](crate::sorting::percentile_of_sorted), as the
+/// statistics take it): of the calibration readings, and of a round's samples for the stopping
+/// rule; 0 when there are none, or one is not finite.
 pub(super) fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() || !v.iter().all(|x| x.is_finite()) {
         return 0.0;

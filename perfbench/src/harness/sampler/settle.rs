@@ -19,6 +19,7 @@
 //!
 //! It owns the rule only; the runner asks it after every round from the plan's last one on.
 
+use super::pass::median;
 use super::Measured;
 use crate::counters::Source;
 use crate::harness::raw::RawCounter;
@@ -103,12 +104,6 @@ fn counter_settled(c: &RawCounter, precision: f64) -> bool {
     sort_f64(&mut figures);
     let floor = figures[1] - figures[0] <= precision * figures[0].abs().max(1.0);
     headline && floor
-}
-
-/// The median of `v` (not empty, finite).
-fn median(mut v: Vec<f64>) -> f64 {
-    sort_f64(&mut v);
-    percentile_of_sorted(&v, 50.0)
 }
 
 /// `Q1 - 3 IQR` and `Q3 + 3 IQR` of the finite values (the analysis's outer fences: quartiles
