@@ -6,6 +6,7 @@
 //!
 //! Exactly-constant data resamples to itself, so its interval is `[v, v]`.
 
+use super::median_bootstrap::{median_distribution, quantile, MAX_EXACT};
 use super::rng::Rng;
 use super::univariate::{mean_of, median_in_place, Percentiles, Sample};
 use super::StatsConfig;
@@ -194,7 +195,10 @@ pub fn mean_ci(sample: Sample<'_>, cfg: &StatsConfig) -> ConfidenceInterval {
     ci(sample, cfg, |resample| mean_of(resample))
 }
 
-/// The bootstrap confidence interval of the median.
+/// The bootstrap confidence interval of the median: the percentiles of its exact bootstrap
+/// distribution ([`median_distribution`]: what infinitely many resamples would give, with no
+/// Monte Carlo error), the same for any `cfg.resamples` but 0 (the point estimate) and any
+/// seed. Samples of more than [`MAX_EXACT`] values are resampled `cfg.resamples` times.
 ///
 /// ```
 /// use perfbench_analysis::stats::{bootstrap::median_ci, Sample, StatsConfig};
@@ -203,7 +207,25 @@ pub fn mean_ci(sample: Sample<'_>, cfg: &StatsConfig) -> ConfidenceInterval {
 /// assert_eq!((ci.low, ci.high), (7.0, 7.0)); // constant data resamples to itself
 /// ```
 pub fn median_ci(sample: Sample<'_>, cfg: &StatsConfig) -> ConfidenceInterval {
-    ci(sample, cfg, median_in_place)
+    let data = sample.as_slice();
+    if cfg.resamples == 0 || data.len() > MAX_EXACT {
+        return ci(sample, cfg, median_in_place);
+    }
+    let mut sorted = data.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let exact = median_distribution(&sorted);
+    let confidence = sanitize_confidence(cfg.confidence);
+    match (
+        quantile(&exact, (1.0 - confidence) / 2.0),
+        quantile(&exact, (1.0 + confidence) / 2.0),
+    ) {
+        (Some(low), Some(high)) => ConfidenceInterval {
+            low,
+            high,
+            confidence,
+        },
+        _ => ci(sample, cfg, median_in_place),
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@
 //! - [`univariate`]: [`Sample`] (mean, median, stddev, MAD, min, max) and [`Percentiles`].
 //! - [`outliers`]: Tukey's fences and the criterion labels ([`OutlierCounts`]).
 //! - [`bootstrap`]: seeded percentile-bootstrap [`ConfidenceInterval`]s.
+//! - [`median_bootstrap`]: the median's bootstrap distribution, exactly (what the median's
+//!   interval is drawn from).
 //! - [`regression`]: the slope through the origin for linear sampling, with R².
 //! - [`ttest`]: Welch's t-test, the p-value of [`compare()`].
 //! - [`change`]: change detection with per-counter noise thresholds.
@@ -28,6 +30,7 @@ pub mod bootstrap;
 pub mod change;
 pub(crate) mod dist;
 pub mod kde;
+pub mod median_bootstrap;
 pub mod outliers;
 pub mod paired;
 pub mod regression;
