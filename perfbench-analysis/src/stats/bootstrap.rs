@@ -10,6 +10,7 @@ use super::median_bootstrap::{median_distribution, quantile, MAX_EXACT};
 use super::rng::Rng;
 use super::univariate::{mean_of, median_in_place, Percentiles, Sample};
 use super::StatsConfig;
+use perfbench::sorting::sort_f64;
 
 /// A two-sided confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -212,7 +213,7 @@ pub fn median_ci(sample: Sample<'_>, cfg: &StatsConfig) -> ConfidenceInterval {
         return ci(sample, cfg, median_in_place);
     }
     let mut sorted = data.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    sort_f64(&mut sorted);
     let exact = median_distribution(&sorted);
     let confidence = sanitize_confidence(cfg.confidence);
     match (
