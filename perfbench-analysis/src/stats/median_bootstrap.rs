@@ -53,44 +53,42 @@ pub fn median_distribution(sorted: &[f64]) -> Vec<(f64, f64)> {
     let x = |i: usize| sorted[i - 1];
     let (low, high) = window(n);
     let mut atoms: Vec<(f64, f64)> = Vec::new();
-    if n % 2 == 1 {
-        let a = n.div_ceil(2);
-        let mut below = binomial.tail(a, low - 1);
-        for i in low..=high {
-            let upto = binomial.tail(a, i);
-            push(&mut atoms, x(i), upto - below);
-            below = upto;
+    // The a-th smallest draw: the median for odd `n`, the lower of the two middle ones for even.
+    let a = n.div_ceil(2);
+    let rest = (n - a) as i32;
+    let mut below = binomial.tail(a, low - 1);
+    for i in low..=high {
+        let upto = binomial.tail(a, i);
+        // P(the a-th smallest draw is at position i).
+        let at_i = (upto - below).max(0.0);
+        below = upto;
+        if n % 2 == 1 {
+            push(&mut atoms, x(i), at_i);
+            continue;
         }
-    } else {
-        let a = n / 2;
-        let rest = (n - a) as i32;
-        let mut below = binomial.tail(a, low - 1);
-        for i in low..=high {
-            let upto = binomial.tail(a, i);
-            // P(the a-th smallest draw is at position i).
-            let at_i = (upto - below).max(0.0);
-            below = upto;
-            if at_i < NEGLIGIBLE {
-                continue;
-            }
-            // P(exactly a draws at or below i, at least one at i).
-            let first =
-                (binomial.pmf(a, i as f64 / n as f64) - binomial.pmf_at_edge(a, i)).max(0.0);
-            let mut paired = 0.0;
-            for k in i + 1..=n {
-                let span = (n - i) as f64;
-                let second =
-                    ((n - k + 1) as f64 / span).powi(rest) - ((n - k) as f64 / span).powi(rest);
-                let p = first * second;
-                paired += p;
-                push(&mut atoms, 0.5 * (x(i) + x(k)), p);
-                if second < NEGLIGIBLE {
-                    break;
-                }
-            }
-            // Both middle draws at position i.
-            push(&mut atoms, x(i), (at_i - paired).max(0.0));
+        if at_i < NEGLIGIBLE {
+            continue;
         }
+        // P(exactly a draws at or below i, at least one at i).
+        let first = (binomial.pmf(a, i as f64 / n as f64) - binomial.pmf_at_edge(a, i)).max(0.0);
+        let span = (n - i) as f64;
+        // P(the other n - a draws all above i land at k or above): k = i + 1 first.
+        let mut from_k = 1.0;
+        let mut paired = 0.0;
+        for k in i + 1..=n {
+            let above_k = ((n - k) as f64 / span).powi(rest);
+            // None between i and k, at least one at k.
+            let second = from_k - above_k;
+            from_k = above_k;
+            let p = first * second;
+            paired += p;
+            push(&mut atoms, 0.5 * (x(i) + x(k)), p);
+            if second < NEGLIGIBLE {
+                break;
+            }
+        }
+        // Both middle draws at position i.
+        push(&mut atoms, x(i), (at_i - paired).max(0.0));
     }
     // A hot path (thousands of atoms): the slice's sort, in `perfbench::sorting`'s order.
     atoms.sort_unstable_by(|p, q| p.0.total_cmp(&q.0));
