@@ -266,6 +266,28 @@ mod tests {
     }
 
     #[test]
+    fn the_median_interval_is_exact_whatever_the_resamples_and_seed() {
+        let data: Vec<f64> = (0..41).map(|i| f64::from(i * i % 23)).collect();
+        let s = Sample::new(&data).unwrap();
+        let exact = median_ci(s, &cfg(10));
+        let other = StatsConfig {
+            seed: 9,
+            ..cfg(100_000)
+        };
+        assert_eq!(exact, median_ci(s, &other));
+        // And close to what many resamples draw.
+        let drawn = ci(s, &cfg(100_000), median_in_place);
+        assert!((exact.low - drawn.low).abs() <= 1.0, "{exact:?} {drawn:?}");
+        assert!(
+            (exact.high - drawn.high).abs() <= 1.0,
+            "{exact:?} {drawn:?}"
+        );
+        // No resamples: the point, as for every statistic.
+        let point = median_ci(s, &cfg(0));
+        assert_eq!(point.low, point.high);
+    }
+
+    #[test]
     fn mean_interval_matches_the_normal_approximation() {
         // Sample 0..100: mean 49.5, sd 29.01, standard error 2.901. The 95% percentile
         // interval should be close to 49.5 +- 1.96 * 2.901 * sqrt(99/100) = [43.84, 55.16].
