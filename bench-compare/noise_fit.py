@@ -424,10 +424,19 @@ def fit(runs, iterations=6, replicates=40, seed=7):
 
 
 def run_figures(run):
-    """A run's ln floor, and the interquartile range and the lower quarter (25th percentile
-    minus the smallest) of its ln round minima."""
+    """A run's ln floor, and the interquartile range, the lower quarter (25th percentile minus
+    the smallest) and the floor level's IQR (level_iqr) of its ln round minima."""
     m = sorted(math.log(min(r)) for r in run)
-    return m[0], percentile(m, 75) - percentile(m, 25), percentile(m, 25) - m[0]
+    return m[0], percentile(m, 75) - percentile(m, 25), percentile(m, 25) - m[0], level_iqr(m)
+
+
+def level_iqr(m, gap=math.log(1.05), share=0.25):
+    """The IQR of the floor's level: the sorted ln round figures `m` up to the first gap wider
+    than `gap`, when they are at least `share` of the rounds and 3; else the IQR of all."""
+    end = next((i for i in range(1, len(m)) if m[i] - m[i - 1] > gap), len(m))
+    if end >= max(3, share * len(m)):
+        m = m[:end]
+    return percentile(m, 75) - percentile(m, 25)
 
 
 def verdict_figures(runs):
@@ -445,9 +454,11 @@ def verdict_figures(runs):
 
 
 RULES = {
-    # stats/rounds.rs: Spread::Iqr (the default) and Spread::LowQuarter.
+    # stats/rounds.rs: Spread::Iqr (the default) and Spread::LowQuarter; and the floor's level
+    # alone (tried, not in the tool: docs/validation.md, "The stopping rule").
     "iqr x 0.5": lambda b, n: 0.5 * math.sqrt(0.5 * (b[1] ** 2 + n[1] ** 2)),
     "q25-min x 1": lambda b, n: 1.0 * math.sqrt(0.5 * (b[2] ** 2 + n[2] ** 2)),
+    "level iqr x 0.5": lambda b, n: 0.5 * math.sqrt(0.5 * (b[3] ** 2 + n[3] ** 2)),
 }
 
 

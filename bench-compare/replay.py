@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Replays compare_rounds' verdict on wall time over every pair of real runs, with both spread
 measures of stats/rounds.rs (`Spread::Iqr`, the default: 0.5 x the IQR of the ln round
-figures; `Spread::LowQuarter`: 1 x their 25th percentile minus their smallest).
+figures; `Spread::LowQuarter`: 1 x their 25th percentile minus their smallest), and one tried
+and not kept (`level iqr`: the IQR of the floor's level alone, noise_fit.level_iqr; the guide's
+validation page says why).
 
     python3 bench-compare/replay.py /tmp/perfbench-noise/runs:0 \\
         /tmp/perfbench-pairs/runs:plain-0:plain-0.10 /tmp/perfbench-pairs-busy/runs:0:0.10
@@ -43,8 +45,7 @@ def flagged(base, new, rule, scale=1.0):
     run_figures: `base` one run's or a list of runs'; +1 regressed, -1 improved, 0
     unchanged."""
     runs = base if isinstance(base, list) else [base]
-    pooled = (min(r[0] for r in runs), median([r[1] for r in runs]),
-              median([r[2] for r in runs]))
+    pooled = (min(r[0] for r in runs), *(median([r[i] for r in runs]) for i in (1, 2, 3)))
     limit = max(THRESHOLD, RULES[rule](pooled, new))
     ratio = scale * math.exp(new[0] - pooled[0])
     return 1 if ratio > 1 + limit else -1 if ratio < 1 - limit else 0

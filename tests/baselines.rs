@@ -213,8 +213,13 @@ fn baselines_save_compare_and_gate() {
         .is_none());
     assert!(verdict(&lenient, "baselines/pages", "page-faults").is_some());
 
-    // Missing, unreadable and newer baselines: exit 2, nothing overwritten.
+    // Missing, unreadable and newer baselines: exit 2, nothing overwritten; a lenient one that
+    // lacks the whole suite leaves all of it new.
     assert_eq!(run(&["--baseline", "nosuch"]), ExitCode::from(2));
+    assert_eq!(
+        run(&["--baseline-lenient", "nosuch", "--discard-baseline"]),
+        ExitCode::SUCCESS
+    );
     std::fs::write(&saved, b"{\"schema_version\": 1, \"suite\": ").unwrap();
     let latest_before = std::fs::read(&latest).unwrap();
     assert_eq!(

@@ -1,6 +1,7 @@
 //! Paired runs end to end, with real workers: copies of `tests/fixtures/paired_fixture.rs` (the
 //! `paired-fixture` binary) act as the two builds, one of them made slower, panicking or
-//! crashing through the environment (see the fixture's documentation).
+//! crashing through the environment (see the fixture's documentation). And the other run of
+//! two builds in fresh processes: a change confirmed before it is reported.
 //!
 //! One `#[test]` per scenario; they take a lock in turn, so no two measurements share the
 //! machine's cores.
@@ -149,6 +150,88 @@ fn a_saved_baseline_is_paired_with_this_build() {
     let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
     assert!(html.contains("overlaid with 12 values of main"), "{html}");
     assert!(html.contains("(paired)"), "{html}");
+}
+
+/// A run compared with a baseline measures a regressed benchmark again in fresh processes of both
+/// builds before it reports the regression, and keeps their figures (this build's in its
+/// report, the baseline's in the baseline): a process that sat slow for its whole life is not
+/// a regression (one more process of each says so), a slower build is (two more say so), and
+/// with `--no-confirm` the first process's change stands.
+#[test]
+fn a_regression_is_confirmed_in_fresh_processes_of_both_builds() {
+    let _serial = serial();
+    let s = Scratch::new("confirm");
+    let (base, slow) = (s.copy("base"), s.copy("slow"));
+    // The baseline's floor from the fastest of three processes.
+    for _ in 0..3 {
+        let line = [
+            "--bench",
+            "spin",
+            "--save-baseline",
+            "main",
+            "--discard-baseline",
+        ];
+        let o = s.run(&base, &args(&line), &[]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let baseline_runs = || {
+        s.report("target/perfbench/baselines/main/fixture.json")
+            .runs()
+    };
+    assert_eq!(baseline_runs(), 3);
+    let json = s.dir.join("run.json");
+    let judged = |exe: &Path, extra: &[&str], env: &[(&str, &Path)]| {
+        // Processes of this debug build sit up to 15% apart, and a neighbour can slow one
+        // throughout (by 100% on the project's VM): a threshold that only three times the
+        // work exceeds.
+        let mut line = vec![
+            "--bench",
+            "spin",
+            "--baseline",
+            "main",
+            "--noise-threshold",
+            "150",
+        ];
+        line.extend(["--json", json.to_str().unwrap()]);
+        line.extend_from_slice(extra);
+        let o = s.run(exe, &args(&line), env);
+        assert!(o.status.success(), "{}", text(&o));
+        let report = s.report("run.json");
+        let wall = report.bench("fixture/spin").unwrap().counter("wall-time");
+        let change = wall.and_then(|c| c.change).expect("compared");
+        let again = report.earlier_figures("fixture/spin", "wall-time").len();
+        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+        (change.verdict, again, stdout, text(&o))
+    };
+    // The first process of the same build does three times the work; fresh ones do not.
+    let once = s.dir.join("once");
+    let slow_once = [("PAIRED_FIXTURE_SLOW_ONCE", once.as_path())];
+    let (verdict, again, stdout, all) = judged(&base, &[], &slow_once);
+    assert_eq!((verdict, again), (Verdict::Unchanged, 1), "{all}");
+    assert!(
+        stdout.contains("Measuring 1 regressed benchmark again in fresh processes of both builds"),
+        "{all}"
+    );
+    assert!(stdout.contains("fixture/spin  wall-time: +"), "{all}");
+    assert!(
+        stdout.contains("with 1 more of each build: unchanged"),
+        "{all}"
+    );
+    // The baseline's build's fresh process joined the baseline's runs.
+    assert_eq!(baseline_runs(), 4, "{all}");
+    std::fs::remove_file(&once).unwrap();
+    let (verdict, again, stdout, all) = judged(&base, &["--no-confirm"], &slow_once);
+    assert_eq!((verdict, again), (Verdict::Regressed, 0), "{all}");
+    assert!(!stdout.contains("fresh process"), "{all}");
+    assert_eq!(baseline_runs(), 4, "{all}");
+    // A slower build is slower in every process: measured in two more.
+    let (verdict, again, stdout, all) = judged(&slow, &[], &[("PAIRED_FIXTURE_SLOW", &slow)]);
+    assert_eq!((verdict, again), (Verdict::Regressed, 2), "{all}");
+    assert!(
+        stdout.contains("with 2 more of each build: regressed"),
+        "{all}"
+    );
+    assert_eq!(baseline_runs(), 6, "{all}");
 }
 
 /// A build made three times slower is regressed, and the run fails with

@@ -70,9 +70,10 @@ pub struct Report {
     /// build ([`Report::keep_earlier_runs`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<Build>,
-    /// Earlier runs of the same build, newest first, kept with a saved baseline (never in a
-    /// run's own report or the previous run's): each counter's round figures, which a
-    /// comparison with this document pools with its own (see [`EarlierRun`]).
+    /// Earlier runs of the same build, newest first: kept with a saved baseline; in a run's own
+    /// report, the fresh processes that measured its regressed benchmarks again to confirm the
+    /// regression (only those benchmarks). Each counter's round figures, which a comparison with
+    /// this document pools with its own (see [`EarlierRun`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub earlier_runs: Vec<EarlierRun>,
 }
@@ -140,8 +141,12 @@ pub struct EarlierRun {
 impl EarlierRun {
     /// The round figures of every measured counter of `report`'s own run.
     pub fn of(report: &Report) -> EarlierRun {
-        let benchmarks = report
-            .benchmarks
+        EarlierRun::of_benchmarks(&report.benchmarks)
+    }
+
+    /// The round figures of every measured counter of `benchmarks`.
+    pub fn of_benchmarks(benchmarks: &[Benchmark]) -> EarlierRun {
+        let benchmarks = benchmarks
             .iter()
             .filter(|b| b.outcome == Outcome::Measured)
             .map(|b| {
@@ -217,8 +222,9 @@ impl Report {
     }
 
     /// Keeps `older`'s runs with this one's when both are runs of one build of one suite
-    /// (the same [`build`](Report::build), both simulated or both counted): `older`'s own run,
-    /// then its earlier ones, up to [`BASELINE_RUNS`] in all. Returns whether it kept them; a
+    /// (the same [`build`](Report::build), both simulated or both counted): this document's own
+    /// earlier runs (processes that confirmed a regression), `older`'s own run, then its earlier
+    /// ones, up to [`BASELINE_RUNS`] in all. Returns whether it kept them; a
     /// document of another build, or without one, is left out (another build is other code).
     ///
     /// ```
@@ -246,7 +252,9 @@ impl Report {
             && self.suite == older.suite
             && self.machine.simulator.is_some() == older.machine.simulator.is_some();
         if same {
-            let mut runs = vec![EarlierRun::of(older)];
+            // This run's own (a confirming process), then `older`'s.
+            let mut runs = std::mem::take(&mut self.earlier_runs);
+            runs.push(EarlierRun::of(older));
             runs.extend(older.earlier_runs.iter().cloned());
             runs.truncate(BASELINE_RUNS - 1);
             self.earlier_runs = runs;

@@ -7,8 +7,9 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use super::compared::{add_changes, reference, thresholds};
 use super::stream::{self, Hello};
-use super::{paired, simulate};
+use super::{confirm, paired, simulate};
 use crate::baseline::Store;
 use crate::history::{Build, History};
 use crate::model::{self, Benchmark, Config, CounterResult, Derived, Outcome, Report, Sampling};
@@ -48,10 +49,12 @@ enum Origin<'a> {
         sim: simulate::Simulate,
         chosen: &'a [Description],
     },
-    /// Measured by a benchmark binary, which reads what to print from `output`.
+    /// Measured by a benchmark binary, which reads what to print from `output`; `suite`
+    /// starts it again to confirm a regression ([`confirm`]).
     Streamed {
         input: &'a mut dyn BufRead,
         output: &'a mut dyn Write,
+        suite: &'a StreamedSuite,
     },
 }
 
@@ -99,7 +102,11 @@ pub fn run_streamed(
         return smoke_streamed(&suite.suite, args, input, output);
     }
     let config = config_of(args, counters);
-    let origin = Origin::Streamed { input, output };
+    let origin = Origin::Streamed {
+        input,
+        output,
+        suite,
+    };
     analysed_run(&suite.suite, args, &chosen, config, origin)
 }
 
@@ -220,7 +227,7 @@ fn analysed_run(
         }
         if let Some((_, base)) = &reference {
             let own = chosen.iter().find(|c| c.id == r.id);
-            add_changes(r, base, &thresholds(own, args));
+            add_changes(r, base, &thresholds(own, args), &[], &[]);
         }
         if args.format == Format::Json {
             return String::new();
@@ -236,17 +243,43 @@ fn analysed_run(
         text
     };
     let linear = config.sampling == Sampling::Linear;
-    let Some((results, simulator, mut output)) = collect(suite, origin, linear, &mut finished)
+    let again = match origin {
+        Origin::Streamed { suite, .. } if !args.no_confirm => Some(suite),
+        _ => None,
+    };
+    let Some((mut results, simulator, mut output)) = collect(suite, origin, linear, &mut finished)
     else {
         return ExitCode::from(2);
     };
+    let mut confirmed = confirm::Again::default();
+    let saved = args.baseline.as_ref().zip(reference.as_ref());
+    if let (Some(again), Some((b, (_, base)))) = (again, saved) {
+        let quiet = args.format == Format::Json;
+        let mut say = |text: &str| {
+            if let (Some(out), false) = (output.as_mut(), quiet) {
+                let _ = stream::send_frame(&mut **out, text);
+            }
+        };
+        let base_exe = store.executable_path(&b.name, suite);
+        if base_exe.is_file() {
+            let own = |id: &str| chosen.iter().find(|c| c.id == id);
+            let judge = |r: &mut Benchmark, new: &[&Benchmark], old: &[&Benchmark]| {
+                add_changes(r, base, &thresholds(own(&r.id), args), new, old)
+            };
+            confirmed = confirm::confirm_changes(again, &base_exe, &mut results, &mut say, judge);
+            confirm::keep_baseline_runs(&store, &b.name, suite, base, &confirmed.base, &mut say);
+        }
+    }
     // The report lists the benchmarks in the order they were selected, whichever finished first.
     let results = in_chosen_order(results, chosen);
     if let Some(h) = history.as_mut().filter(|_| !args.discard_baseline) {
         keep_in_history(h, &results, &history_path);
     }
     note_widened(&results, args, &history_path);
-    let report = suite_report(suite, config, results, simulator, reference.as_ref(), build);
+    let mut report = suite_report(suite, config, results, simulator, reference.as_ref(), build);
+    // This build's fresh processes, newest first, as earlier runs are kept.
+    let again = confirmed.new.iter().rev();
+    report.earlier_runs = again.map(|p| model::EarlierRun::of_benchmarks(p)).collect();
     let json = model::json::to_json(&report);
     let text = if args.format == Format::Json {
         format!("{json}\n")
@@ -335,7 +368,7 @@ fn collect<'a>(
             bar.finish_and_clear();
             Some((results, Some(sim.simulator()), None))
         }
-        Origin::Streamed { input, output } => {
+        Origin::Streamed { input, output, .. } => {
             let mut results = Vec::new();
             stream::send_frame(output, "").map_err(broke).ok()?;
             loop {
@@ -592,82 +625,6 @@ pub(crate) fn failed_and_regressed(report: &Report) -> (bool, bool) {
             .is_some_and(|ch| ch.verdict == model::Verdict::Regressed)
     });
     (failed, regressed)
-}
-
-/// What this run is compared with: `--baseline NAME` (strict: every selected benchmark must be
-/// in it), `--baseline-lenient NAME`, or else the previous run, if one reads. An unusable
-/// `--baseline` is an error; an unreadable previous run only a note.
-fn reference(
-    store: &Store,
-    suite: &str,
-    args: &Args,
-    chosen: &[Description],
-) -> Result<Option<(String, Report)>, String> {
-    let Some(b) = &args.baseline else {
-        return Ok(match store.previous(suite) {
-            None => None,
-            Some(Ok(r)) => Some(("previous run".to_owned(), r)),
-            Some(Err(e)) => {
-                eprintln!("note: not comparing with the previous run: {e}");
-                None
-            }
-        });
-    };
-    let report = store.baseline(&b.name, suite).map_err(|e| e.to_string())?;
-    if !b.lenient {
-        let missing: Vec<&str> = chosen
-            .iter()
-            .filter(|c| report.bench(&c.id).is_none())
-            .map(|c| c.id.as_str())
-            .collect();
-        if !missing.is_empty() {
-            return Err(format!(
-                "baseline `{}` has no {}: {} (save it again, or use --baseline-lenient {} to \
-                 report them as new)",
-                b.name,
-                if missing.len() == 1 {
-                    "result for this benchmark"
-                } else {
-                    "results for these benchmarks"
-                },
-                missing.join(", "),
-                b.name
-            ));
-        }
-    }
-    Ok(Some((b.name.clone(), report)))
-}
-
-/// The comparison settings of one benchmark: the command line's, with the attribute's
-/// `thresholds` (`own`'s) for the counters the command line does not name.
-fn thresholds(own: Option<&Description>, args: &Args) -> crate::verdict::Settings {
-    let mut settings = args.thresholds.clone();
-    if let Some(own) = own.filter(|c| !c.thresholds.is_empty()) {
-        // Later entries win: the attribute's first, then the command line's.
-        let cli = std::mem::take(&mut settings.thresholds);
-        settings.thresholds = own.thresholds.iter().cloned().chain(cli).collect();
-    }
-    settings
-}
-
-/// Adds to `bench` each counter's change since the same benchmark's counter in `base`, where
-/// both were measured.
-fn add_changes(bench: &mut Benchmark, base: &Report, settings: &crate::verdict::Settings) {
-    let Some(old) = base
-        .bench(&bench.id)
-        .filter(|b| b.outcome == Outcome::Measured)
-    else {
-        return;
-    };
-    if bench.outcome != Outcome::Measured {
-        return;
-    }
-    for c in &mut bench.counters {
-        if let Some(o) = old.counter(&c.name) {
-            let earlier = base.earlier_figures(&bench.id, &c.name);
-            c.change = crate::verdict::counter_change_over_runs(o, &earlier, c, &[], settings).ok();
-        }
-    }
 }
 
 pub(crate) fn run_config(args: &Args, events: &[Event]) -> Config {

@@ -7,6 +7,8 @@
 //! benchmark binary does) and leaves each step's rules to its module.
 
 mod analyse;
+mod compared;
+mod confirm;
 pub mod paired;
 pub mod simulate;
 mod stream;

@@ -69,6 +69,18 @@ pub struct Args {
     pub thresholds: crate::options::Settings,
     /// `--fail-on-regression`: exit 1 when any counter regressed.
     pub fail_on_regression: bool,
+    /// `--no-confirm`: report a regression as this run measured it, without measuring the
+    /// regressed benchmarks again in fresh processes of both builds first (the tool's
+    /// `runner::confirm`).
+    pub no_confirm: bool,
+    /// `--perfbench-only=ID`, repeatable (not in `--help`): of the benchmarks the rest of the
+    /// line selects, only these run. The `perfbench` tool adds it, with the line it was given,
+    /// when it measures regressed benchmarks again to confirm their regression.
+    pub only: Option<Vec<String>>,
+    /// `--perfbench-stream PATH` (not in `--help`): measure the selected benchmarks and send
+    /// them to the `perfbench` tool listening on the Unix socket `PATH`, which started this
+    /// process to confirm a regression, instead of starting a tool.
+    pub stream_to: Option<PathBuf>,
     /// `--paired NAME`: run baseline NAME's saved executable and this one alternately, and
     /// judge the paired differences (the tool's `runner::paired`).
     pub paired: Option<String>,
@@ -204,6 +216,11 @@ const OPTIONS: &[(&str, &str, &str)] = &[
         "fail-on-regression",
         "",
         "Exit 1 when any counter regressed",
+    ),
+    (
+        "no-confirm",
+        "",
+        "Report a regression as this run measured it (default, against a saved baseline: a regressed benchmark is measured again in fresh processes of both builds, and judged over all)",
     ),
     (
         "paired",
@@ -502,6 +519,9 @@ where
         discard_baseline: false,
         thresholds: crate::options::Settings::default(),
         fail_on_regression: false,
+        no_confirm: false,
+        only: None,
+        stream_to: None,
         paired: None,
         null_control: false,
         worker_timeout: None,
@@ -538,6 +558,10 @@ where
             a.select
                 .get_or_insert_with(Vec::new)
                 .push(text(&mut parser)?);
+            continue;
+        }
+        if long == "perfbench-only" {
+            a.only.get_or_insert_with(Vec::new).push(text(&mut parser)?);
             continue;
         }
         if long == "threshold" {
@@ -629,6 +653,8 @@ where
             "perfbench-describe" => a.describe = true,
             "perfbench-criterion" => a.criterion = true,
             "fail-on-regression" => a.fail_on_regression = true,
+            "no-confirm" => a.no_confirm = true,
+            "perfbench-stream" => a.stream_to = Some(PathBuf::from(parser.value()?)),
             "noise-threshold" => {
                 let t = text(&mut parser)?;
                 let fraction = crate::options::parse_percent(&t).map_err(bad)?;

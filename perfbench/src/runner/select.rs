@@ -28,5 +28,9 @@ pub fn selected_id(id: &str, ignore: bool, args: &Args) -> bool {
     } else {
         args.include_ignored || !ignore
     };
-    name_ok && ignore_ok
+    let only_ok = args
+        .only
+        .as_ref()
+        .is_none_or(|only| only.iter().any(|s| s == id));
+    name_ok && ignore_ok && only_ok
 }

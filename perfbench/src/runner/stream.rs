@@ -7,11 +7,14 @@
 //! (`estimates_only`) and says why the rest is missing. `--list` and `--test` need no tool;
 //! `--paired` and `--simulate` are handed over whole (`hand_over`: this process becomes
 //! `perfbench run-suite`, which starts this binary as paired workers ([`super::worker`]) or under
-//! Callgrind). The messages are typed in [`crate::protocol::stream`].
+//! Callgrind). With `--perfbench-stream SOCKET` the tool started this process, to measure
+//! benchmarks whose regression it confirms: the run goes to the tool listening on that Unix socket,
+//! and nothing is printed. The messages are typed in [`crate::protocol::stream`].
 
-use std::io::{BufReader, Write};
+use std::io::{BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::{Child, Command, ExitCode, Stdio};
 
 use super::cli::Args;
 use super::provision::{self, Missing};
@@ -29,6 +32,9 @@ pub use super::provision::TOOL_VAR;
 /// Runs `chosen` in this binary and has the `perfbench` tool analyse them (see the
 /// module's documentation).
 pub(crate) fn run(suite: &str, args: &Args, chosen: &[Job]) -> ExitCode {
+    if let Some(socket) = &args.stream_to {
+        return serve(socket, args, chosen);
+    }
     let (tool, exe) = match tool_and_exe() {
         Ok(x) => x,
         Err(Unstarted::NoTool(missing)) => return estimates_only(args, chosen, &missing),
@@ -39,18 +45,72 @@ pub(crate) fn run(suite: &str, args: &Args, chosen: &[Job]) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let counters: Vec<&str> = counted
+    let hello = hello(&counter_names(&counted), chosen);
+    let tool_run = match ToolRun::start(&tool, &exe, suite, args, &hello) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    measure_for(tool_run, &counted, chosen, args, &sysfs)
+}
+
+/// `--perfbench-stream PATH`: the tool that started this process, to measure regressed
+/// benchmarks again (`runner::confirm` in the tool), listens on the Unix socket `PATH`. The run goes there as
+/// it goes to a tool this binary starts; the tool answers with nothing to print.
+fn serve(socket: &Path, args: &Args, chosen: &[Job]) -> ExitCode {
+    let sysfs = Sysfs::system();
+    let counted = match prepare(args, chosen, &sysfs) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let connected = UnixStream::connect(socket).and_then(|s| Ok((s.try_clone()?, s)));
+    let (input, output) = match connected {
+        Ok(pair) => pair,
+        Err(e) => {
+            eprintln!(
+                "error: cannot reach the perfbench tool at {}: {e}",
+                socket.display()
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let mut tool_run = ToolRun {
+        tool: socket.to_path_buf(),
+        child: None,
+        input: Some(Box::new(input)),
+        output: BufReader::new(Box::new(output)),
+    };
+    let hello = hello(&counter_names(&counted), chosen);
+    if tool_run.send(&hello).is_err() || tool_run.frame().is_none() {
+        eprintln!(
+            "error: the perfbench tool at {} did not take the run",
+            socket.display()
+        );
+        return ExitCode::from(2);
+    }
+    measure_for(tool_run, &counted, chosen, args, &sysfs)
+}
+
+/// The names of the run's default counters, for the first line.
+fn counter_names(counted: &RunCounters) -> Vec<&str> {
+    counted
         .cli_events
         .as_ref()
         .unwrap_or(&counted.defaults)
         .iter()
         .map(|e| e.name.as_str())
-        .collect();
-    let mut tool_run = match ToolRun::start(&tool, &exe, suite, args, &hello(&counters, chosen)) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
-    counted.measure(chosen, &sysfs, &RunPlan::of(args), &mut |_, raw, bar| {
+        .collect()
+}
+
+/// Measures `chosen`, sending each result to `tool_run` as soon as it is there and printing
+/// what the tool answers; then the tool's last frames and its exit code.
+fn measure_for(
+    mut tool_run: ToolRun,
+    counted: &RunCounters,
+    chosen: &[Job],
+    args: &Args,
+    sysfs: &Sysfs,
+) -> ExitCode {
+    counted.measure(chosen, sysfs, &RunPlan::of(args), &mut |_, raw, bar| {
         let answer = tool_run
             .send(&encode_benchmark(raw))
             .ok()
@@ -278,12 +338,15 @@ fn print_now(text: &str) {
     }
 }
 
-/// The tool, started for this run.
+/// The tool of this run: started by this process, or (`--perfbench-stream`) the tool that
+/// started it, over a Unix socket.
 struct ToolRun {
+    /// The tool's path, or its socket's, for messages.
     tool: PathBuf,
-    child: Child,
-    input: Option<ChildStdin>,
-    output: BufReader<ChildStdout>,
+    /// The tool, when this process started it.
+    child: Option<Child>,
+    input: Option<Box<dyn Write>>,
+    output: BufReader<Box<dyn Read>>,
 }
 
 impl ToolRun {
@@ -316,9 +379,9 @@ impl ToolRun {
         };
         let mut run = ToolRun {
             tool: tool.to_path_buf(),
-            child,
-            input: Some(input),
-            output: BufReader::new(output),
+            child: Some(child),
+            input: Some(Box::new(input)),
+            output: BufReader::new(Box::new(output)),
         };
         if run.send(hello).is_err() || run.frame().is_none() {
             return Err(run.refused());
@@ -342,12 +405,14 @@ impl ToolRun {
         read_frame(&mut self.output)
     }
 
-    /// The tool's exit code, once it exited (2 when it was killed or cannot be waited for).
+    /// The tool's exit code, once it exited (2 when it was killed or cannot be waited for); 0
+    /// for a tool this process did not start, whose exit is its own.
     fn exit_code(&mut self) -> i32 {
         drop(self.input.take());
-        match self.child.wait() {
-            Ok(status) => status.code().unwrap_or(2),
-            Err(_) => 2,
+        match self.child.as_mut().map(Child::wait) {
+            None => 0,
+            Some(Ok(status)) => status.code().unwrap_or(2),
+            Some(Err(_)) => 2,
         }
     }
 

@@ -131,6 +131,33 @@ fn a_front_end_passes_its_selection_and_its_dialect_on() {
 }
 
 #[test]
+fn the_tool_narrows_a_line_to_the_benchmarks_it_measures_again() {
+    use crate::runner::select::selected_id;
+    let a = p(&[
+        "sort",
+        "--perfbench-only=g/sort_big",
+        "--perfbench-only",
+        "g/hash",
+        "--perfbench-stream",
+        "/tmp/tool.sock",
+    ])
+    .unwrap();
+    assert_eq!(
+        a.stream_to.as_deref(),
+        Some(std::path::Path::new("/tmp/tool.sock"))
+    );
+    // Only what the rest of the line selects, and of that only these.
+    assert!(selected_id("g/sort_big", false, &a));
+    assert!(!selected_id("g/sort_small", false, &a));
+    assert!(!selected_id("g/hash", false, &a));
+    let all = p(&["--perfbench-only=g/hash"]).unwrap();
+    assert!(selected_id("g/hash", false, &all) && !selected_id("g/sort_big", false, &all));
+    assert!(selected_id("g/x", false, &p(&[]).unwrap()));
+    assert!(!p(&[]).unwrap().no_confirm);
+    assert!(p(&["--no-confirm"]).unwrap().no_confirm);
+}
+
+#[test]
 fn bencher_output_as_criterion_spells_it() {
     assert_eq!(
         p(&["--output-format", "bencher"]).unwrap().format,

@@ -1,0 +1,483 @@
+//! A regression confirmed in fresh processes of both builds before it is reported.
+//!
+//! A benchmark's floor can sit at one level for a whole process: where its code and data
+//! landed, a neighbour busy for as long as the run lasts. On the project's shared VM, in one set
+//! of runs, 2 to 8 of 20 processes of unchanged code read 10 to 54% slow in every round of a
+//! benchmark, with nothing in their rounds to tell (docs/validation.md, "Confirming a
+//! regression"), and a run compared with a baseline flags such a process as a regression. So
+//! when a run compared with a saved baseline judges a counter regressed (one that is not an
+//! exact count), the tool measures those benchmarks again: in a fresh process of the
+//! baseline's build (the executable the baseline keeps, `--save-baseline`) and then of this
+//! one, each started with the run's command line, `--perfbench-only=ID` for each benchmark and
+//! `--perfbench-stream SOCKET` (it measures as a run does and sends its results here instead of
+//! starting a tool). Every counter of those benchmarks is then judged over all their processes
+//! ([`crate::verdict::counter_change_over_runs`]: each side's floor is its fastest process's),
+//! and while the regression stands, once more ([`MOST_AGAIN`]). Both builds, so that neither
+//! side's floor gets more chances to come down than the other's. A real regression is seen in
+//! every process; a slow process three times in a row as rarely as the cube of its rate.
+//!
+//! The fresh processes are kept as runs of their build: this build's in the run's report, the
+//! baseline's in the saved baseline (only the benchmarks they measured, [`EarlierRun`]), so
+//! that `perfbench compare` of the two judges as the run did. An improvement is not measured
+//! again; nor is anything without a saved baseline's executable (the previous run, a baseline
+//! saved without one). `--no-confirm` turns it off.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::analyse::StreamedSuite;
+use super::stream;
+use crate::baseline::Store;
+use crate::model::{Benchmark, EarlierRun, Outcome, Report, Verdict};
+use crate::stats::CounterKind;
+
+/// How long the binary started again may take to connect (it selects, checks its counters and
+/// starts measuring; it measures after that for as long as its benchmarks take).
+const CONNECT_WAIT: Duration = Duration::from_secs(60);
+
+/// The most fresh processes of each build a regression is measured in after the run's own: one,
+/// and a second while the regression stands.
+pub(super) const MOST_AGAIN: usize = 2;
+
+/// The fresh processes of a confirmation: per process, the benchmarks it measured.
+#[derive(Debug, Default)]
+pub(super) struct Again {
+    /// This build's, oldest first.
+    pub(super) new: Vec<Vec<Benchmark>>,
+    /// The baseline's build's, oldest first.
+    pub(super) base: Vec<Vec<Benchmark>>,
+}
+
+impl Again {
+    /// The fresh processes that measured `id`: this build's and the baseline's.
+    fn of(&self, id: &str) -> [Vec<&Benchmark>; 2] {
+        [&self.new, &self.base].map(|processes| {
+            processes
+                .iter()
+                .filter_map(|p| p.iter().find(|a| a.id == id))
+                .collect()
+        })
+    }
+}
+
+/// Confirms the regressions of `results` (see the [module documentation](self)): measures the
+/// regressed benchmarks again in a fresh process of the baseline's build (`base_exe`) and one
+/// of this build, and `judge`s each over all its processes so far (given: this build's fresh
+/// ones, the baseline's); up to [`MOST_AGAIN`] times while they still read regressed. `say`
+/// prints: a line before measuring, and after it each regressed counter's change in this
+/// process and over all of them, or why it could not be measured again. The fresh processes.
+pub(super) fn confirm_changes(
+    suite: &StreamedSuite,
+    base_exe: &Path,
+    results: &mut [Benchmark],
+    say: &mut dyn FnMut(&str),
+    mut judge: impl FnMut(&mut Benchmark, &[&Benchmark], &[&Benchmark]),
+) -> Again {
+    let mut ids = changed(results);
+    let mut before: Vec<Regressed> = ids
+        .iter()
+        .filter_map(|id| results.iter().find(|b| &b.id == id))
+        .map(Regressed::of)
+        .collect();
+    let mut again = Again::default();
+    if ids.is_empty() {
+        return again;
+    }
+    let n = ids.len();
+    let s = if n == 1 { "" } else { "s" };
+    say(&format!(
+        "\nMeasuring {n} regressed benchmark{s} again in fresh processes of both builds, to \
+         confirm:\n"
+    ));
+    while !ids.is_empty() && again.new.len() < MOST_AGAIN {
+        // The baseline's build first, then this one: neither is always measured last.
+        let measured = measure_again(base_exe, &suite.args, &ids)
+            .map_err(|e| format!("the baseline's build cannot be measured again: {e}"))
+            .and_then(|base| {
+                let new = measure_again(&suite.exe, &suite.args, &ids)
+                    .map_err(|e| format!("this build cannot be measured again: {e}"))?;
+                Ok((base, new))
+            });
+        let (base, new) = match measured {
+            Ok(pair) => pair,
+            Err(e) => {
+                say(&format!("  {e}\n"));
+                break;
+            }
+        };
+        for (build, process) in [("the baseline's", &base), ("this", &new)] {
+            for id in &ids {
+                let outcome = process.iter().find(|a| &a.id == id).map(|a| a.outcome);
+                if outcome != Some(Outcome::Measured) {
+                    let why = outcome.map_or("was not measured", Outcome::as_str);
+                    say(&format!(
+                        "  {id}: it {why} in a fresh process of {build} build\n"
+                    ));
+                }
+            }
+        }
+        let measured_only = |p: Vec<Benchmark>| -> Vec<Benchmark> {
+            p.into_iter()
+                .filter(|a| a.outcome == Outcome::Measured)
+                .collect()
+        };
+        again.base.push(measured_only(base));
+        again.new.push(measured_only(new));
+        for b in results.iter_mut().filter(|b| ids.contains(&b.id)) {
+            let [new, base] = again.of(&b.id);
+            if !new.is_empty() && !base.is_empty() {
+                judge(b, &new, &base);
+            }
+        }
+        let still = changed(results);
+        ids.retain(|id| still.contains(id));
+    }
+    before.retain(|r| again.of(&r.id).iter().all(|side| !side.is_empty()));
+    for r in &mut before {
+        r.more = again.of(&r.id)[0].len();
+    }
+    say(&summary(&before, results));
+    again
+}
+
+/// Adds the baseline's build's fresh processes `again` to baseline `name` of `suite` in `store`
+/// (whose report is `saved`), as the newest of its earlier runs, and says where it could not.
+pub(super) fn keep_baseline_runs(
+    store: &Store,
+    name: &str,
+    suite: &str,
+    saved: &Report,
+    again: &[Vec<Benchmark>],
+    say: &mut dyn FnMut(&str),
+) {
+    if again.iter().all(Vec::is_empty) {
+        return;
+    }
+    let mut kept = saved.clone();
+    let fresh = again.iter().rev().map(|p| EarlierRun::of_benchmarks(p));
+    let mut runs: Vec<EarlierRun> = fresh.collect();
+    runs.append(&mut kept.earlier_runs);
+    runs.truncate(crate::model::BASELINE_RUNS - 1);
+    kept.earlier_runs = runs;
+    let json = crate::model::json::to_json(&kept);
+    if let Err(e) = store.save_baseline(name, suite, &json) {
+        say(&format!(
+            "  note: cannot add the baseline's fresh processes to baseline `{name}`: {e}\n"
+        ));
+    }
+}
+
+/// A benchmark that regressed in the run's own process, for [`summary`].
+#[derive(Debug)]
+pub(super) struct Regressed {
+    pub(super) id: String,
+    /// Each counter judged regressed, with its ratio in the run's own process.
+    pub(super) counters: Vec<(String, Option<f64>)>,
+    /// How many fresh processes of each build measured it.
+    pub(super) more: usize,
+}
+
+impl Regressed {
+    /// The counters of `b` judged regressed.
+    fn of(b: &Benchmark) -> Regressed {
+        let counters = b.counters.iter().filter_map(|c| {
+            let ch = c.change.as_ref()?;
+            (ch.verdict == Verdict::Regressed).then(|| (c.name.clone(), ch.ratio))
+        });
+        Regressed {
+            id: b.id.clone(),
+            counters: counters.collect(),
+            more: 0,
+        }
+    }
+}
+
+/// The ids of the benchmarks of `results` with a regression to confirm: a counter judged
+/// regressed that does not count exactly (an exact count is the same in any process). An
+/// improvement is not measured again: pooled with another process, the new side's floor can
+/// only come down.
+pub(super) fn changed(results: &[Benchmark]) -> Vec<String> {
+    results
+        .iter()
+        .filter(|b| {
+            b.outcome == Outcome::Measured
+                && b.counters.iter().any(|c| {
+                    let regressed = c
+                        .change
+                        .as_ref()
+                        .is_some_and(|ch| ch.verdict == Verdict::Regressed);
+                    regressed && CounterKind::of(&c.name) != CounterKind::Exact
+                })
+        })
+        .map(|b| b.id.clone())
+        .collect()
+}
+
+/// Measures the benchmarks `ids` of the benchmark binary `exe` again in a fresh process, with
+/// the command line `line` (see the [module documentation](self)): their results as the
+/// binary sends them, without estimates.
+/// `Err` says why there are none (the binary could not be started, ended early, or sent
+/// something else), with the end of what it wrote to standard error.
+pub(super) fn measure_again(
+    exe: &Path,
+    line: &[OsString],
+    ids: &[String],
+) -> Result<Vec<Benchmark>, String> {
+    let scratch = Scratch::new()?;
+    let socket = scratch.dir.join("tool.sock");
+    let listener = UnixListener::bind(&socket)
+        .map_err(|e| format!("cannot listen on {}: {e}", socket.display()))?;
+    let stderr_path = scratch.dir.join("stderr");
+    let stderr = File::create(&stderr_path)
+        .map_err(|e| format!("cannot create {}: {e}", stderr_path.display()))?;
+    let child = Command::new(exe)
+        .args(line)
+        .args(ids.iter().map(|id| format!("--perfbench-only={id}")))
+        .arg("--perfbench-stream")
+        .arg(&socket)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let mut child = Killed(child);
+    let said = |what: String| format!("{what}{}", tail(&stderr_path));
+    let connection = accept(&listener, &mut child.0).map_err(said)?;
+    let results = read_run(connection).map_err(said)?;
+    match child.0.wait() {
+        Ok(status) if status.success() => Ok(results),
+        Ok(status) => Err(said(format!("it ended with {status}"))),
+        Err(e) => Err(format!("cannot wait for it: {e}")),
+    }
+}
+
+/// The connection of the binary started again, once it connects; `Err` when it ends or takes
+/// longer than [`CONNECT_WAIT`] first.
+fn accept(listener: &UnixListener, child: &mut Child) -> Result<UnixStream, String> {
+    let started = Instant::now();
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("cannot poll the socket: {e}"))?;
+    loop {
+        match listener.accept() {
+            Ok((connection, _)) => {
+                connection
+                    .set_nonblocking(false)
+                    .map_err(|e| format!("cannot read the connection: {e}"))?;
+                return Ok(connection);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(format!("cannot accept its connection: {e}")),
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!("it ended with {status} before measuring"));
+        }
+        if started.elapsed() > CONNECT_WAIT {
+            return Err(format!(
+                "it did not start measuring within {} s",
+                CONNECT_WAIT.as_secs()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The run the binary sends over `connection`: its first line, then each result (answered with
+/// an empty frame: nothing to print) up to the end line. The connection is closed on return,
+/// which ends the binary's wait for the tool's last frames.
+fn read_run(connection: UnixStream) -> Result<Vec<Benchmark>, String> {
+    let mut output = connection
+        .try_clone()
+        .map_err(|e| format!("cannot write to the connection: {e}"))?;
+    let mut input = BufReader::new(connection);
+    stream::read_hello(&mut input)?;
+    let answer = |out: &mut UnixStream| {
+        stream::send_frame(out, "").map_err(|e| format!("it stopped listening: {e}"))
+    };
+    answer(&mut output)?;
+    let mut results = Vec::new();
+    while let Some(b) = stream::read_benchmark(&mut input)? {
+        results.push(b);
+        answer(&mut output)?;
+    }
+    Ok(results)
+}
+
+/// The last lines of the file at `path` (what the binary wrote to standard error), as the end
+/// of a message; empty when there are none.
+fn tail(path: &Path) -> String {
+    const KEPT: u64 = 2048;
+    let mut text = String::new();
+    if let Ok(mut f) = File::open(path) {
+        let len = f.metadata().map_or(0, |m| m.len());
+        let _ = f.seek(SeekFrom::Start(len.saturating_sub(KEPT)));
+        let _ = f.read_to_string(&mut text);
+    }
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let last = &lines[lines.len().saturating_sub(6)..];
+    format!(
+        "; its last lines on standard error:\n    {}",
+        last.join("\n    ")
+    )
+}
+
+/// A child killed and reaped if it is still running when this is dropped (an error path).
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// A directory of this process's own for the socket and the binary's standard error, removed
+/// when dropped.
+struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    fn new() -> Result<Scratch, String> {
+        // A short path: a Unix socket's path is limited to about a hundred bytes.
+        let dir = std::env::temp_dir().join(format!("perfbench-confirm-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(Scratch { dir })
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// What the terminal says of the benchmarks measured again: for each counter that regressed in
+/// this run, its change in this process and with the fresh processes of both builds, and the
+/// verdict with them.
+pub(super) fn summary(before: &[Regressed], results: &[Benchmark]) -> String {
+    let pct = |r: Option<f64>| r.map_or("?".to_owned(), |r| format!("{:+.1}%", (r - 1.0) * 100.0));
+    let mut out = String::new();
+    for Regressed { id, counters, more } in before {
+        let Some(b) = results.iter().find(|b| &b.id == id) else {
+            continue;
+        };
+        for (name, first) in counters {
+            let Some(change) = b.counter(name).and_then(|c| c.change.as_ref()) else {
+                continue;
+            };
+            out.push_str(&format!(
+                "  {id}  {name}: {} in this process, {} with {more} more of each build: {}\n",
+                pct(*first),
+                pct(change.ratio),
+                change.verdict.as_str()
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Change, CounterResult, Method, Source};
+
+    fn counter(name: &str, verdict: Option<Verdict>) -> CounterResult {
+        CounterResult {
+            name: name.into(),
+            unit: "ns".into(),
+            source: Source::Clock,
+            multiplexed: false,
+            per_iteration: vec![1.0, 2.0],
+            iterations: vec![1, 1],
+            rounds: vec![1, 1],
+            overhead: 0.0,
+            estimate: None,
+            change: verdict.map(|verdict| Change {
+                baseline: 1.0,
+                ratio: Some(1.2),
+                ci_low: None,
+                ci_high: None,
+                p_value: 0.0,
+                threshold: 0.08,
+                verdict,
+                method: Method::Separate,
+            }),
+        }
+    }
+
+    fn bench(id: &str, counters: Vec<CounterResult>) -> Benchmark {
+        Benchmark {
+            counters,
+            ..Benchmark::new(id, "g", id, None, Outcome::Measured)
+        }
+    }
+
+    #[test]
+    fn only_regressions_of_counters_that_do_not_count_exactly_are_confirmed() {
+        let results = [
+            bench(
+                "slower",
+                vec![counter("wall-time", Some(Verdict::Regressed))],
+            ),
+            bench(
+                "faster",
+                vec![counter("task-clock", Some(Verdict::Improved))],
+            ),
+            bench("same", vec![counter("wall-time", Some(Verdict::Unchanged))]),
+            bench("new", vec![counter("wall-time", None)]),
+            bench(
+                "exact",
+                vec![counter("instructions", Some(Verdict::Regressed))],
+            ),
+            Benchmark {
+                outcome: Outcome::Failed,
+                ..bench(
+                    "failed",
+                    vec![counter("wall-time", Some(Verdict::Regressed))],
+                )
+            },
+        ];
+        assert_eq!(changed(&results), ["slower"]);
+    }
+
+    #[test]
+    fn a_binary_that_does_not_serve_the_stream_is_an_error_with_its_words() {
+        // `sh -c` stands in for a binary that ends without connecting.
+        let line: Vec<OsString> = ["-c", "echo 'no such flag' >&2; exit 3", "sh"]
+            .map(OsString::from)
+            .to_vec();
+        let e = measure_again(Path::new("/bin/sh"), &line, &["s/x".into()]).unwrap_err();
+        assert!(e.contains("ended with exit status: 3"), "{e}");
+        assert!(e.contains("no such flag"), "{e}");
+        let e = measure_again(Path::new("/nonexistent/bench"), &line, &[]).unwrap_err();
+        assert!(e.contains("cannot start /nonexistent/bench"), "{e}");
+    }
+
+    #[test]
+    fn the_summary_gives_both_changes_and_the_verdict_over_all_processes() {
+        let mut after = bench("g/x", vec![counter("wall-time", Some(Verdict::Unchanged))]);
+        after.counters[0].change.as_mut().unwrap().ratio = Some(1.003);
+        let before = [Regressed {
+            id: "g/x".to_owned(),
+            counters: vec![("wall-time".to_owned(), Some(1.176))],
+            more: 1,
+        }];
+        assert_eq!(
+            summary(&before, &[after]),
+            "  g/x  wall-time: +17.6% in this process, +0.3% with 1 more of each build: unchanged\n"
+        );
+    }
+}
