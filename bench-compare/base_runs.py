@@ -69,12 +69,17 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     work, perfbench = sys.argv[1], sys.argv[2]
-    [path] = glob.glob(os.path.join(work, "target/perfbench/baselines/ref/*.json"))
+    # The baseline as saved (verdict.sh keeps a copy: a run that confirms a regression adds to
+    # the baseline itself).
+    saved = os.path.join(work, "ref-saved")
+    if not os.path.isdir(saved):
+        saved = os.path.join(work, "target/perfbench/baselines/ref")
+    [path] = glob.glob(os.path.join(saved, "*.json"))
     with open(path) as f:
         base = json.load(f)
     n_runs = 1 + len(base.get("earlier_runs", []))
     slowdowns = sorted({os.path.basename(p).rsplit("-", 1)[0]
-                        for p in glob.glob(os.path.join(work, "runs/*.json"))}, key=float)
+                        for p in glob.glob(os.path.join(work, "runs/[0-9]*.json"))}, key=float)
     sides = [(f"all {n_runs} runs", base)]
     sides += [(f"run {k + 1} alone", alone(base, k)) for k in range(n_runs)]
     lines = [f"# The runs against the baseline of {n_runs} runs, and against each of its runs alone "

@@ -4,6 +4,8 @@
 #   bench-compare/verdict.sh                       # RUNS=20, SLOWDOWNS="0 0.05 0.10 0.15 0.25"
 #   RUNS=20 SLOWDOWNS="0 0.25" FLAGS="--quick" bench-compare/verdict.sh
 #   BASE_RUNS=5 bench-compare/verdict.sh          # a baseline saved from 5 runs of the build
+#   PAIR_FLAGS=--no-confirm SLOWDOWNS="0 0.05 0.10" bench-compare/verdict.sh
+#                                                  # each run also made with PAIR_FLAGS
 #
 # With BASE_RUNS > 1 the runs are also re-judged by `perfbench compare` against each run of the
 # baseline alone (bench-compare/base_runs.py; kept in $VERDICT_WORK/base_runs.md).
@@ -17,9 +19,13 @@
 # one saved baseline of the unchanged code (`--save-baseline ref`, BASE_RUNS times: a baseline
 # saved again from the same build keeps its earlier runs), then for each slowdown RUNS
 # runs of the same binary compared with that baseline (`--baseline ref`), one after another as
-# in CI. Counted per benchmark: runs whose wall-time was judged regressed, and runs with any
-# counter flagged either way (at slowdown 0 every flag is a false alarm). FLAGS go to every run
-# (e.g. --quick, --noise-threshold 10). Results and reports land in $VERDICT_WORK (default
+# in CI, each against the baseline as saved (a run that confirms a regression adds the
+# baseline build's fresh processes to it: restored before each run, as a CI job restores it
+# from its cache). With PAIR_FLAGS each run is made twice in a row, the order alternating: with
+# FLAGS, and with FLAGS and PAIR_FLAGS. Counted per benchmark: runs whose wall-time was judged
+# regressed, runs with any counter flagged either way (at slowdown 0 every flag is a false
+# alarm), and runs that measured the benchmark again to confirm a regression. FLAGS go to every
+# run (e.g. --quick, --noise-threshold 10). Results and reports land in $VERDICT_WORK (default
 # /tmp/perfbench-verdict); the table is printed and kept in $VERDICT_WORK/summary.md.
 set -euo pipefail
 
@@ -27,9 +33,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 runs=${RUNS:-20}
 slowdowns=${SLOWDOWNS:-"0 0.05 0.10 0.15 0.25"}
 flags=${FLAGS:-}
+pair_flags=${PAIR_FLAGS:-}
 base_runs=${BASE_RUNS:-1}
 work=${VERDICT_WORK:-/tmp/perfbench-verdict}
-rm -rf "$work/perfbench" "$work/runs" "$work/target/perfbench"
+rm -rf "$work/perfbench" "$work/runs" "$work/target/perfbench" "$work/ref-saved"
 mkdir -p "$work/runs"
 export CARGO_TARGET_DIR="$work/target" CARGO_TERM_COLOR=never NO_COLOR=1
 
@@ -49,44 +56,56 @@ done
 # each run starts from the baseline as saved, as a CI job restores it from its cache.
 saved="$CARGO_TARGET_DIR/perfbench/baselines/ref"
 rm -rf "$work/ref-saved" && cp -r "$saved" "$work/ref-saved"
+one() {
+    rm -rf "$saved" && cp -r "$work/ref-saved" "$saved"
+    # shellcheck disable=SC2086
+    PERFBENCH_SLOWDOWN=$1 "$bin" --bench $flags $3 --baseline ref --discard-baseline \
+        --format json --json "$work/runs/$2.json" >/dev/null || true
+}
 for s in $slowdowns; do
     for r in $(seq 1 "$runs"); do
         log "slowdown $s, run $r of $runs"
-        rm -rf "$saved" && cp -r "$work/ref-saved" "$saved"
-        # shellcheck disable=SC2086
-        PERFBENCH_SLOWDOWN=$s "$bin" --bench $flags --baseline ref --discard-baseline \
-            --format json --json "$work/runs/$s-$r.json" >/dev/null || true
+        if [ -z "$pair_flags" ]; then
+            one "$s" "$s-$r" ""
+        elif [ $((r % 2)) -eq 1 ]; then
+            one "$s" "$s-$r" "" && one "$s" "pair-$s-$r" "$pair_flags"
+        else
+            one "$s" "pair-$s-$r" "$pair_flags" && one "$s" "$s-$r" ""
+        fi
     done
 done
 
-python3 - "$work" "$runs" "$slowdowns" "$flags" <<'PY' | tee "$work/summary.md"
+python3 - "$work" "$runs" "$slowdowns" "$flags" "$pair_flags" <<'PY' | tee "$work/summary.md"
 import json, sys, glob
-work, runs, slowdowns, flags = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
+work, runs, slowdowns, flags, pair_flags = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5]
 benches = ["verdict/compute", "verdict/memory", "verdict/sort"]
-base_runs = json.load(open(glob.glob(f"{work}/target/perfbench/baselines/ref/*.json")[0])).get("earlier_runs", [])
+base_runs = json.load(open(glob.glob(f"{work}/ref-saved/*.json")[0])).get("earlier_runs", [])
 print(f"# Verdicts against a saved baseline of {1 + len(base_runs)} run(s) ({runs} runs per slowdown; flags: `{flags or '(none)'}`)\n")
-print("| slowdown | " + " | ".join(f"{b}: wall-time regressed / any flag" for b in benches) + " |")
-print("| ---: | " + " | ".join("---:" for _ in benches) + " |")
+print("Each cell: runs whose wall-time was judged regressed / runs with any counter flagged / runs that measured the benchmark again to confirm a regression, of the runs read.\n")
+variants = [("", flags or "(none)")] + ([("pair-", f"{flags} {pair_flags}".strip())] if pair_flags else [])
+print("| slowdown | flags | " + " | ".join(benches) + " |")
+print("| ---: | --- | " + " | ".join("---:" for _ in benches) + " |")
 for s in slowdowns:
-    cells = []
-    for b in benches:
-        regressed = flagged = n = 0
-        for r in range(1, runs + 1):
-            try:
-                doc = json.load(open(f"{work}/runs/{s}-{r}.json"))
-            except (OSError, ValueError):
-                continue
-            bench = next((x for x in doc["benchmarks"] if x["id"] == b), None)
-            if bench is None:
-                continue
-            n += 1
-            verdicts = {k: (c.get("change") or {}).get("verdict") for k, c in bench["counters"].items()}
-            regressed += verdicts.get("wall-time") == "regressed"
-            flagged += any(v in ("regressed", "improved") for v in verdicts.values())
-        cells.append(f"{regressed}/{n} · {flagged}/{n}")
-    print(f"| {float(s) * 100:.0f}% | " + " | ".join(cells) + " |")
+    for prefix, label in variants:
+        cells = []
+        for b in benches:
+            regressed = flagged = again = n = 0
+            for r in range(1, runs + 1):
+                try:
+                    doc = json.load(open(f"{work}/runs/{prefix}{s}-{r}.json"))
+                except (OSError, ValueError):
+                    continue
+                bench = next((x for x in doc["benchmarks"] if x["id"] == b), None)
+                if bench is None:
+                    continue
+                n += 1
+                verdicts = {k: (c.get("change") or {}).get("verdict") for k, c in bench["counters"].items()}
+                regressed += verdicts.get("wall-time") == "regressed"
+                flagged += any(v in ("regressed", "improved") for v in verdicts.values())
+                again += any(b in e.get("benchmarks", {}) for e in doc.get("earlier_runs", []))
+            cells.append(f"{regressed} / {flagged} / {again} of {n}")
+        print(f"| {float(s) * 100:.0f}% | `{label}` | " + " | ".join(cells) + " |")
 PY
-
 if [ "$base_runs" -gt 1 ]; then
     log "re-judging against each baseline run alone (perfbench compare)"
     cargo build --release --quiet --manifest-path "$here/../Cargo.toml" -p perfbench-cli --bin perfbench
