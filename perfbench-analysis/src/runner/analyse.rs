@@ -266,7 +266,8 @@ fn analysed_run(
             let judge = |r: &mut Benchmark, new: &[&Benchmark], old: &[&Benchmark]| {
                 add_changes(r, base, &thresholds(own(&r.id), args), new, old)
             };
-            confirmed = confirm::confirm_changes(again, &base_exe, &mut results, &mut say, judge);
+            confirmed =
+                confirm::confirm_changes(again, &base_exe, base, &mut results, &mut say, judge);
             confirm::keep_baseline_runs(&store, &b.name, suite, base, &confirmed.base, &mut say);
         }
     }
@@ -278,7 +279,7 @@ fn analysed_run(
     note_widened(&results, args, &history_path);
     let mut report = suite_report(suite, config, results, simulator, reference.as_ref(), build);
     // This build's fresh processes, newest first, as earlier runs are kept.
-    let again = confirmed.new.iter().rev();
+    let again = confirmed.new.iter().rev().filter(|p| !p.is_empty());
     report.earlier_runs = again.map(|p| model::EarlierRun::of_benchmarks(p)).collect();
     let json = model::json::to_json(&report);
     let text = if args.format == Format::Json {

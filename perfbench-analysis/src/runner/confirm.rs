@@ -2,19 +2,22 @@
 //!
 //! A benchmark's floor can sit at one level for a whole process: where its code and data
 //! landed, a neighbour busy for as long as the run lasts. On the project's shared VM, in one set
-//! of runs, 2 to 8 of 20 processes of unchanged code read 10 to 54% slow in every round of a
-//! benchmark, with nothing in their rounds to tell (docs/validation.md, "Confirming a
+//! of twenty runs of unchanged code, 3, 4 and 12 processes (by benchmark) read 9 to 72% slow in
+//! every round, with nothing in their rounds to tell (docs/validation.md, "Confirming a
 //! regression"), and a run compared with a baseline flags such a process as a regression. So
 //! when a run compared with a saved baseline judges a counter regressed (one that is not an
-//! exact count), the tool measures those benchmarks again: in a fresh process of the
-//! baseline's build (the executable the baseline keeps, `--save-baseline`) and then of this
-//! one, each started with the run's command line, `--perfbench-only=ID` for each benchmark and
-//! `--perfbench-stream SOCKET` (it measures as a run does and sends its results here instead of
-//! starting a tool). Every counter of those benchmarks is then judged over all their processes
+//! exact count), the tool measures those benchmarks again: in a fresh process of this build
+//! and, where the baseline would then hold fewer processes of them, of the baseline's build
+//! (the executable the baseline keeps, `--save-baseline`), each started with the run's command
+//! line, `--perfbench-only=ID` for each benchmark and `--perfbench-stream SOCKET` (it measures
+//! as a run does and sends its results here instead of starting a tool). Every counter of those
+//! benchmarks is then judged over all their processes
 //! ([`crate::verdict::counter_change_over_runs`]: each side's floor is its fastest process's),
-//! and while the regression stands, once more ([`MOST_AGAIN`]). Both builds, so that neither
-//! side's floor gets more chances to come down than the other's. A real regression is seen in
-//! every process; a slow process three times in a row as rarely as the cube of its rate.
+//! and while the regression stands, again, up to [`MOST_AGAIN`] fresh processes of this build.
+//! The baseline's side is given at least as many processes as this build's, so that this
+//! build's floor never has more chances to come down than the baseline's. A real regression is
+//! seen in every process; a slow process five times in a row as rarely as the fifth power of
+//! its rate.
 //!
 //! The fresh processes are kept as runs of their build: this build's in the run's report, the
 //! baseline's in the saved baseline (only the benchmarks they measured, [`EarlierRun`]), so
@@ -40,9 +43,12 @@ use crate::stats::CounterKind;
 /// starts measuring; it measures after that for as long as its benchmarks take).
 const CONNECT_WAIT: Duration = Duration::from_secs(60);
 
-/// The most fresh processes of each build a regression is measured in after the run's own: one,
-/// and a second while the regression stands.
-pub(super) const MOST_AGAIN: usize = 2;
+/// The most fresh processes of this build a regression is measured in after the run's own, one
+/// at a time while it stands. Replayed on runs of the project's VM
+/// (`bench-compare/confirm_replay.py`), a sort whose processes sat 17% slow three times in five
+/// was flagged in 34% of comparisons of unchanged code against a baseline of one run, 14% with
+/// two fresh processes a side, 5.5% with four, and a 10% slowdown was caught about as often.
+pub(super) const MOST_AGAIN: usize = 4;
 
 /// The fresh processes of a confirmation: per process, the benchmarks it measured.
 #[derive(Debug, Default)]
@@ -54,6 +60,11 @@ pub(super) struct Again {
 }
 
 impl Again {
+    /// How many fresh processes of this build and of the baseline's measured each of `ids`.
+    fn counts(&self, ids: &[String]) -> [Vec<usize>; 2] {
+        [0, 1].map(|side| ids.iter().map(|id| self.of(id)[side].len()).collect())
+    }
+
     /// The fresh processes that measured `id`: this build's and the baseline's.
     fn of(&self, id: &str) -> [Vec<&Benchmark>; 2] {
         [&self.new, &self.base].map(|processes| {
@@ -66,14 +77,16 @@ impl Again {
 }
 
 /// Confirms the regressions of `results` (see the [module documentation](self)): measures the
-/// regressed benchmarks again in a fresh process of the baseline's build (`base_exe`) and one
-/// of this build, and `judge`s each over all its processes so far (given: this build's fresh
-/// ones, the baseline's); up to [`MOST_AGAIN`] times while they still read regressed. `say`
-/// prints: a line before measuring, and after it each regressed counter's change in this
-/// process and over all of them, or why it could not be measured again. The fresh processes.
+/// regressed benchmarks again in a fresh process of this build and, where the baseline (`saved`)
+/// would then have fewer processes of them, of the baseline's build (`base_exe`), and `judge`s
+/// each over all its processes so far (given: this build's fresh ones, the baseline's); up to
+/// [`MOST_AGAIN`] times while they still read regressed. `say` prints: a line before
+/// measuring, and after it each regressed counter's change in this process and over all of
+/// them, or why it could not be measured again. The fresh processes.
 pub(super) fn confirm_changes(
     suite: &StreamedSuite,
     base_exe: &Path,
+    saved: &Report,
     results: &mut [Benchmark],
     say: &mut dyn FnMut(&str),
     mut judge: impl FnMut(&mut Benchmark, &[&Benchmark], &[&Benchmark]),
@@ -91,18 +104,34 @@ pub(super) fn confirm_changes(
     let n = ids.len();
     let s = if n == 1 { "" } else { "s" };
     say(&format!(
-        "\nMeasuring {n} regressed benchmark{s} again in fresh processes of both builds, to \
-         confirm:\n"
+        "\nMeasuring {n} regressed benchmark{s} again in fresh processes, to confirm:\n"
     ));
+    // The processes of each side that measured `id`: the run's own or the baseline's saved
+    // runs, and the fresh ones.
+    let saved_runs = |id: &str| {
+        let earlier = saved.earlier_runs.iter();
+        1 + earlier.filter(|r| r.benchmarks.contains_key(id)).count()
+    };
     while !ids.is_empty() && again.new.len() < MOST_AGAIN {
-        // The baseline's build first, then this one: neither is always measured last.
-        let measured = measure_again(base_exe, &suite.args, &ids)
-            .map_err(|e| format!("the baseline's build cannot be measured again: {e}"))
-            .and_then(|base| {
-                let new = measure_again(&suite.exe, &suite.args, &ids)
-                    .map_err(|e| format!("this build cannot be measured again: {e}"))?;
-                Ok((base, new))
-            });
+        let [new_so_far, base_so_far] = again.counts(&ids);
+        // The baseline's build where its side would have fewer processes than this build's.
+        let base_ids: Vec<String> = ids
+            .iter()
+            .zip(new_so_far.iter().zip(&base_so_far))
+            .filter(|(id, (n, b))| saved_runs(id) + **b < **n + 2)
+            .map(|(id, _)| id.clone())
+            .collect();
+        let base = if base_ids.is_empty() {
+            Ok(Vec::new())
+        } else {
+            measure_again(base_exe, &suite.args, &base_ids)
+                .map_err(|e| format!("the baseline's build cannot be measured again: {e}"))
+        };
+        let measured = base.and_then(|base| {
+            let new = measure_again(&suite.exe, &suite.args, &ids)
+                .map_err(|e| format!("this build cannot be measured again: {e}"))?;
+            Ok((base, new))
+        });
         let (base, new) = match measured {
             Ok(pair) => pair,
             Err(e) => {
@@ -110,8 +139,9 @@ pub(super) fn confirm_changes(
                 break;
             }
         };
-        for (build, process) in [("the baseline's", &base), ("this", &new)] {
-            for id in &ids {
+        for (build, process, asked) in [("the baseline's", &base, &base_ids), ("this", &new, &ids)]
+        {
+            for id in asked {
                 let outcome = process.iter().find(|a| &a.id == id).map(|a| a.outcome);
                 if outcome != Some(Outcome::Measured) {
                     let why = outcome.map_or("was not measured", Outcome::as_str);
@@ -130,16 +160,17 @@ pub(super) fn confirm_changes(
         again.new.push(measured_only(new));
         for b in results.iter_mut().filter(|b| ids.contains(&b.id)) {
             let [new, base] = again.of(&b.id);
-            if !new.is_empty() && !base.is_empty() {
+            if !new.is_empty() {
                 judge(b, &new, &base);
             }
         }
         let still = changed(results);
         ids.retain(|id| still.contains(id));
     }
-    before.retain(|r| again.of(&r.id).iter().all(|side| !side.is_empty()));
+    before.retain(|r| !again.of(&r.id)[0].is_empty());
     for r in &mut before {
-        r.more = again.of(&r.id)[0].len();
+        let [new, base] = again.of(&r.id);
+        (r.more, r.more_base) = (new.len(), base.len());
     }
     say(&summary(&before, results));
     again
@@ -159,7 +190,8 @@ pub(super) fn keep_baseline_runs(
         return;
     }
     let mut kept = saved.clone();
-    let fresh = again.iter().rev().map(|p| EarlierRun::of_benchmarks(p));
+    let fresh = again.iter().rev().filter(|p| !p.is_empty());
+    let fresh = fresh.map(|p| EarlierRun::of_benchmarks(p));
     let mut runs: Vec<EarlierRun> = fresh.collect();
     runs.append(&mut kept.earlier_runs);
     runs.truncate(crate::model::BASELINE_RUNS - 1);
@@ -178,8 +210,10 @@ pub(super) struct Regressed {
     pub(super) id: String,
     /// Each counter judged regressed, with its ratio in the run's own process.
     pub(super) counters: Vec<(String, Option<f64>)>,
-    /// How many fresh processes of each build measured it.
+    /// How many fresh processes of this build measured it.
     pub(super) more: usize,
+    /// How many of the baseline's build.
+    pub(super) more_base: usize,
 }
 
 impl Regressed {
@@ -193,6 +227,7 @@ impl Regressed {
             id: b.id.clone(),
             counters: counters.collect(),
             more: 0,
+            more_base: 0,
         }
     }
 }
@@ -370,7 +405,17 @@ impl Drop for Scratch {
 pub(super) fn summary(before: &[Regressed], results: &[Benchmark]) -> String {
     let pct = |r: Option<f64>| r.map_or("?".to_owned(), |r| format!("{:+.1}%", (r - 1.0) * 100.0));
     let mut out = String::new();
-    for Regressed { id, counters, more } in before {
+    for Regressed {
+        id,
+        counters,
+        more,
+        more_base,
+    } in before
+    {
+        let with = match more_base {
+            0 => format!("{more} more of this build"),
+            k => format!("{more} more of this build and {k} of the baseline's"),
+        };
         let Some(b) = results.iter().find(|b| &b.id == id) else {
             continue;
         };
@@ -379,7 +424,7 @@ pub(super) fn summary(before: &[Regressed], results: &[Benchmark]) -> String {
                 continue;
             };
             out.push_str(&format!(
-                "  {id}  {name}: {} in this process, {} with {more} more of each build: {}\n",
+                "  {id}  {name}: {} in this process, {} with {with}: {}\n",
                 pct(*first),
                 pct(change.ratio),
                 change.verdict.as_str()
@@ -474,10 +519,12 @@ mod tests {
             id: "g/x".to_owned(),
             counters: vec![("wall-time".to_owned(), Some(1.176))],
             more: 1,
+            more_base: 1,
         }];
         assert_eq!(
             summary(&before, &[after]),
-            "  g/x  wall-time: +17.6% in this process, +0.3% with 1 more of each build: unchanged\n"
+            "  g/x  wall-time: +17.6% in this process, +0.3% with 1 more of this build and 1 of \
+             the baseline's: unchanged\n"
         );
     }
 }

@@ -70,8 +70,7 @@ pub struct Args {
     /// `--fail-on-regression`: exit 1 when any counter regressed.
     pub fail_on_regression: bool,
     /// `--no-confirm`: report a regression as this run measured it, without measuring the
-    /// regressed benchmarks again in fresh processes of both builds first (the tool's
-    /// `runner::confirm`).
+    /// regressed benchmarks again in fresh processes first (the tool's `runner::confirm`).
     pub no_confirm: bool,
     /// `--perfbench-only=ID`, repeatable (not in `--help`): of the benchmarks the rest of the
     /// line selects, only these run. The `perfbench` tool adds it, with the line it was given,
@@ -220,7 +219,7 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     (
         "no-confirm",
         "",
-        "Report a regression as this run measured it (default, against a saved baseline: a regressed benchmark is measured again in fresh processes of both builds, and judged over all)",
+        "Report a regression as this run measured it (default, against a saved baseline: a regressed benchmark is measured again in up to four fresh processes, and judged over all)",
     ),
     (
         "paired",
