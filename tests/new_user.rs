@@ -359,10 +359,12 @@ fn shown(stdout: &str) -> Vec<&str> {
 
 /// The `regressed (...)` list of the terminal's `compared with baseline `main`: ...` line.
 fn regressed_in_summary(stdout: &str) -> Option<Vec<String>> {
+    // `compared with baseline `main`: ...`, or `... `main` (5 runs of one build): ...` once a
+    // confirmed regression has added the baseline build's fresh processes to it.
     let line = stdout
         .lines()
-        .find(|l| l.starts_with("compared with baseline `main`: "))?;
-    let rest = &line["compared with baseline `main`: ".len()..];
+        .find(|l| l.starts_with("compared with baseline `main`"))?;
+    let (_, rest) = line.split_once(": ")?;
     let (count, rest) = rest.split_once(" regressed")?;
     if count == "0" {
         return Some(Vec::new());
