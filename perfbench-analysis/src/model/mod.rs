@@ -252,14 +252,31 @@ impl Report {
             && self.suite == older.suite
             && self.machine.simulator.is_some() == older.machine.simulator.is_some();
         if same {
-            // This run's own (a confirming process), then `older`'s.
-            let mut runs = std::mem::take(&mut self.earlier_runs);
-            runs.push(EarlierRun::of(older));
-            runs.extend(older.earlier_runs.iter().cloned());
-            runs.truncate(BASELINE_RUNS - 1);
-            self.earlier_runs = runs;
+            // `older`'s runs, then this document's own (processes that confirmed a regression)
+            // as the newest.
+            let own = std::mem::replace(&mut self.earlier_runs, vec![EarlierRun::of(older)]);
+            self.earlier_runs.extend(older.earlier_runs.iter().cloned());
+            self.add_earlier_runs(own);
         }
         same
+    }
+
+    /// Adds `runs` (newest first) as this document's newest earlier runs, keeping up to
+    /// [`BASELINE_RUNS`] runs in all: the oldest go first.
+    ///
+    /// ```
+    /// use perfbench_analysis::model::{Config, EarlierRun, Machine, Report, BASELINE_RUNS};
+    ///
+    /// let mut report = Report::new("suite", Machine::default(), Config::default(), Vec::new());
+    /// report.add_earlier_runs(vec![EarlierRun::default(); 4]);
+    /// report.add_earlier_runs(vec![EarlierRun::default(); 8]);
+    /// assert_eq!(report.runs(), BASELINE_RUNS);
+    /// ```
+    pub fn add_earlier_runs(&mut self, runs: impl IntoIterator<Item = EarlierRun>) {
+        let mut all: Vec<EarlierRun> = runs.into_iter().collect();
+        all.append(&mut self.earlier_runs);
+        all.truncate(BASELINE_RUNS - 1);
+        self.earlier_runs = all;
     }
 
     /// The round figures of counter `counter` of benchmark `bench` in each earlier run that

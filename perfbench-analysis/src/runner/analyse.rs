@@ -278,9 +278,7 @@ fn analysed_run(
     }
     note_widened(&results, args, &history_path);
     let mut report = suite_report(suite, config, results, simulator, reference.as_ref(), build);
-    // This build's fresh processes, newest first, as earlier runs are kept.
-    let again = confirmed.new.iter().rev().filter(|p| !p.is_empty());
-    report.earlier_runs = again.map(|p| model::EarlierRun::of_benchmarks(p)).collect();
+    report.add_earlier_runs(confirm::earlier_runs(&confirmed.new));
     let json = model::json::to_json(&report);
     let text = if args.format == Format::Json {
         format!("{json}\n")

@@ -60,11 +60,6 @@ pub(super) struct Again {
 }
 
 impl Again {
-    /// How many fresh processes of this build and of the baseline's measured each of `ids`.
-    fn counts(&self, ids: &[String]) -> [Vec<usize>; 2] {
-        [0, 1].map(|side| ids.iter().map(|id| self.of(id)[side].len()).collect())
-    }
-
     /// The fresh processes that measured `id`: this build's and the baseline's.
     fn of(&self, id: &str) -> [Vec<&Benchmark>; 2] {
         [&self.new, &self.base].map(|processes| {
@@ -113,13 +108,15 @@ pub(super) fn confirm_changes(
         1 + earlier.filter(|r| r.benchmarks.contains_key(id)).count()
     };
     while !ids.is_empty() && again.new.len() < MOST_AGAIN {
-        let [new_so_far, base_so_far] = again.counts(&ids);
-        // The baseline's build where its side would have fewer processes than this build's.
+        // The baseline's build where its side would have fewer processes than this build's
+        // after this round (its run and one more fresh process than so far).
         let base_ids: Vec<String> = ids
             .iter()
-            .zip(new_so_far.iter().zip(&base_so_far))
-            .filter(|(id, (n, b))| saved_runs(id) + **b < **n + 2)
-            .map(|(id, _)| id.clone())
+            .filter(|id| {
+                let [new, base] = again.of(id);
+                saved_runs(id) + base.len() < new.len() + 2
+            })
+            .cloned()
             .collect();
         let base = if base_ids.is_empty() {
             Ok(Vec::new())
@@ -190,18 +187,20 @@ pub(super) fn keep_baseline_runs(
         return;
     }
     let mut kept = saved.clone();
-    let fresh = again.iter().rev().filter(|p| !p.is_empty());
-    let fresh = fresh.map(|p| EarlierRun::of_benchmarks(p));
-    let mut runs: Vec<EarlierRun> = fresh.collect();
-    runs.append(&mut kept.earlier_runs);
-    runs.truncate(crate::model::BASELINE_RUNS - 1);
-    kept.earlier_runs = runs;
+    kept.add_earlier_runs(earlier_runs(again));
     let json = crate::model::json::to_json(&kept);
     if let Err(e) = store.save_baseline(name, suite, &json) {
         say(&format!(
             "  note: cannot add the baseline's fresh processes to baseline `{name}`: {e}\n"
         ));
     }
+}
+
+/// Fresh processes (oldest first) as earlier runs of their build, newest first; a process that
+/// measured nothing is left out.
+pub(super) fn earlier_runs(again: &[Vec<Benchmark>]) -> impl Iterator<Item = EarlierRun> + '_ {
+    let measured = again.iter().rev().filter(|p| !p.is_empty());
+    measured.map(|p| EarlierRun::of_benchmarks(p))
 }
 
 /// A benchmark that regressed in the run's own process, for [`summary`].
@@ -403,7 +402,7 @@ impl Drop for Scratch {
 /// this run, its change in this process and with the fresh processes of both builds, and the
 /// verdict with them.
 pub(super) fn summary(before: &[Regressed], results: &[Benchmark]) -> String {
-    let pct = |r: Option<f64>| r.map_or("?".to_owned(), |r| format!("{:+.1}%", (r - 1.0) * 100.0));
+    use perfbench::units::format_change;
     let mut out = String::new();
     for Regressed {
         id,
@@ -425,8 +424,8 @@ pub(super) fn summary(before: &[Regressed], results: &[Benchmark]) -> String {
             };
             out.push_str(&format!(
                 "  {id}  {name}: {} in this process, {} with {with}: {}\n",
-                pct(*first),
-                pct(change.ratio),
+                format_change(*first),
+                format_change(change.ratio),
                 change.verdict.as_str()
             ));
         }
