@@ -233,6 +233,23 @@ fn a_regression_is_confirmed_in_fresh_processes() {
         "{all}"
     );
     assert_eq!(baseline_runs(), 5, "{all}");
+    // Started to stream to a tool that is not there: exit 2, saying so, nothing measured.
+    let nowhere = s.dir.join("nobody.sock");
+    let line = [
+        "--bench",
+        "spin",
+        "--perfbench-stream",
+        nowhere.to_str().unwrap(),
+    ];
+    let o = s.run(&base, &args(&line), &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("cannot reach the perfbench tool at"),
+        "{}",
+        text(&o)
+    );
+    assert!(o.stdout.is_empty(), "{}", text(&o));
 }
 
 /// A build made three times slower is regressed, and the run fails with

@@ -8,8 +8,8 @@
 //! `--paired` and `--simulate` are handed over whole (`hand_over`: this process becomes
 //! `perfbench run-suite`, which starts this binary as paired workers ([`super::worker`]) or under
 //! Callgrind). With `--perfbench-stream SOCKET` the tool started this process, to measure
-//! benchmarks whose regression it confirms: the run goes to the tool listening on that Unix socket,
-//! and nothing is printed. The messages are typed in [`crate::protocol::stream`].
+//! benchmarks whose regression it confirms: the run goes to the tool listening on that Unix
+//! socket, and nothing is printed. The messages are typed in [`crate::protocol::stream`].
 
 use std::io::{BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -54,40 +54,19 @@ pub(crate) fn run(suite: &str, args: &Args, chosen: &[Job]) -> ExitCode {
 }
 
 /// `--perfbench-stream PATH`: the tool that started this process, to measure regressed
-/// benchmarks again (`runner::confirm` in the tool), listens on the Unix socket `PATH`. The run goes there as
-/// it goes to a tool this binary starts; the tool answers with nothing to print.
+/// benchmarks again (`runner::confirm` in the tool), listens on the Unix socket `PATH`. The run
+/// goes there as it goes to a tool this binary starts; the tool answers with nothing to print.
 fn serve(socket: &Path, args: &Args, chosen: &[Job]) -> ExitCode {
     let sysfs = Sysfs::system();
     let counted = match prepare(args, chosen, &sysfs) {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let connected = UnixStream::connect(socket).and_then(|s| Ok((s.try_clone()?, s)));
-    let (input, output) = match connected {
-        Ok(pair) => pair,
-        Err(e) => {
-            eprintln!(
-                "error: cannot reach the perfbench tool at {}: {e}",
-                socket.display()
-            );
-            return ExitCode::from(2);
-        }
-    };
-    let mut tool_run = ToolRun {
-        tool: socket.to_path_buf(),
-        child: None,
-        input: Some(Box::new(input)),
-        output: BufReader::new(Box::new(output)),
-    };
     let hello = hello(&counter_names(&counted), chosen);
-    if tool_run.send(&hello).is_err() || tool_run.frame().is_none() {
-        eprintln!(
-            "error: the perfbench tool at {} did not take the run",
-            socket.display()
-        );
-        return ExitCode::from(2);
+    match ToolRun::connect(socket, &hello) {
+        Ok(tool_run) => measure_for(tool_run, &counted, chosen, args, &sysfs),
+        Err(code) => code,
     }
-    measure_for(tool_run, &counted, chosen, args, &sysfs)
 }
 
 /// The names of the run's default counters, for the first line.
@@ -385,6 +364,33 @@ impl ToolRun {
         };
         if run.send(hello).is_err() || run.frame().is_none() {
             return Err(run.refused());
+        }
+        Ok(run)
+    }
+
+    /// Connects to the tool listening on `socket` (which started this process) and sends the
+    /// first line (`hello`), as [`ToolRun::start`] does; or, after saying why, exit code 2.
+    fn connect(socket: &Path, hello: &str) -> Result<ToolRun, ExitCode> {
+        let connected = UnixStream::connect(socket).and_then(|s| Ok((s.try_clone()?, s)));
+        let (input, output) = connected.map_err(|e| {
+            eprintln!(
+                "error: cannot reach the perfbench tool at {}: {e}",
+                socket.display()
+            );
+            ExitCode::from(2)
+        })?;
+        let mut run = ToolRun {
+            tool: socket.to_path_buf(),
+            child: None,
+            input: Some(Box::new(input)),
+            output: BufReader::new(Box::new(output)),
+        };
+        if run.send(hello).is_err() || run.frame().is_none() {
+            eprintln!(
+                "error: the perfbench tool at {} did not take the run",
+                socket.display()
+            );
+            return Err(ExitCode::from(2));
         }
         Ok(run)
     }
