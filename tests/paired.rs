@@ -124,6 +124,8 @@ fn a_saved_baseline_is_paired_with_this_build() {
             "--null-control",
             "--noise-threshold",
             "50",
+            "--precision",
+            "0",
             "--json",
             json.to_str().unwrap(),
         ]),
@@ -134,7 +136,7 @@ fn a_saved_baseline_is_paired_with_this_build() {
     assert_eq!(report.baseline.as_ref().unwrap().name, "main");
     let spin = report.bench("fixture/spin").expect("spin measured");
     let wall = spin.counter("wall-time").unwrap();
-    // Four rounds of three pairs.
+    // Four rounds of three pairs (`--precision 0`: no more, however the verdict stands).
     assert_eq!(wall.rounds, vec![3, 3, 3, 3], "{}", text(&o));
     let change = wall.change.expect("compared");
     assert_eq!(change.method, Method::Paired);
@@ -352,6 +354,51 @@ fn allocation_counters_are_paired_too() {
         let want = if slower { 3.0 } else { 2.0 };
         assert!(c.per_iteration.iter().all(|&v| v == want), "{c:?}");
         assert_eq!(c.change.unwrap().verdict, verdict, "{}", text(&o));
+    }
+}
+
+/// A benchmark whose paired interval still holds an edge of its threshold after the planned
+/// rounds is measured in more rounds, up to four times the plan; `--precision 0` keeps the plan.
+/// Exact counts make it certain: the same two allocations on both sides is a ratio of exactly 1,
+/// the edge of a threshold of 0, after every round.
+#[test]
+fn an_undecided_verdict_takes_more_rounds_up_to_the_cap() {
+    let _serial = serial();
+    let s = Scratch::new("undecided");
+    let base = s.copy("base");
+    let quick: Vec<&str> = ["--bench", "allocs", "--discard-baseline"]
+        .into_iter()
+        .chain(QUICK.iter().copied().take_while(|a| *a != "--counters"))
+        .chain(["--counters", "alloc-count", "--threshold", "alloc-count=0"])
+        .collect();
+    let o = s.run(
+        &base,
+        &[&quick[..], &["--save-baseline", "x"]].concat(),
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    for (extra, rounds) in [(&[][..], 16), (&["--precision", "0"][..], 4)] {
+        let json = s.dir.join("undecided.json");
+        let o = s.run(
+            &base,
+            &[
+                &quick[..],
+                extra,
+                &["--paired", "x", "--json", json.to_str().unwrap()],
+            ]
+            .concat(),
+            &[],
+        );
+        assert!(o.status.success(), "{}", text(&o));
+        let report = s.report("undecided.json");
+        let c = report
+            .bench("fixture/allocs")
+            .and_then(|b| b.counter("alloc-count"))
+            .unwrap_or_else(|| panic!("alloc-count measured: {}", text(&o)));
+        assert_eq!(c.rounds.len(), rounds, "{extra:?}: {}", text(&o));
+        let change = c.change.unwrap();
+        assert_eq!(change.ratio, Some(1.0));
+        assert_eq!(change.verdict, Verdict::Unchanged, "{}", text(&o));
     }
 }
 

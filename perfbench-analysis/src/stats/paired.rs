@@ -150,6 +150,43 @@ pub fn compare_paired_rounds(base: &[&[f64]], new: &[&[f64]], cfg: &CompareConfi
     }
 }
 
+/// Whether a paired `change` is still open: its interval holds an edge of the threshold
+/// (`1 + threshold` or `1 - threshold`), so more rounds could still move the verdict either
+/// way. A paired run measures such a benchmark in more rounds, up to its cap
+/// ([`crate::runner::paired`]); an interval wholly inside or wholly beyond the threshold, a
+/// counter never judged (an infinite threshold) and a change without a ratio are settled.
+///
+/// ```
+/// use perfbench_analysis::stats::{compare_paired_rounds, paired, CompareConfig};
+///
+/// let cfg = CompareConfig::for_counter("wall-time"); // paired threshold 0.5%
+/// // Five rounds of four pairs, each round's new build `by[r]` times the base.
+/// let judge = |by: [f64; 5]| {
+///     let base: Vec<Vec<f64>> = (0..5).map(|_| vec![100.0, 101.0, 99.0, 100.0]).collect();
+///     let new: Vec<Vec<f64>> =
+///         base.iter().zip(by).map(|(r, k)| r.iter().map(|x| x * k).collect()).collect();
+///     let (b, n): (Vec<&[f64]>, Vec<&[f64]>) =
+///         (base.iter().map(Vec::as_slice).collect(), new.iter().map(Vec::as_slice).collect());
+///     compare_paired_rounds(&b, &n, &cfg)
+/// };
+/// // 5% slower in every round: regressed, settled.
+/// assert!(!paired::undecided(&judge([1.05, 1.051, 1.049, 1.05, 1.05])));
+/// // Unchanged, the rounds a percent or two apart: the interval still holds 1.005.
+/// assert!(paired::undecided(&judge([1.02, 0.99, 1.0, 0.98, 1.01])));
+/// // Unchanged, the rounds within 0.1%: settled.
+/// assert!(!paired::undecided(&judge([1.001, 0.999, 1.0, 1.0, 0.9995])));
+/// ```
+pub fn undecided(change: &Change) -> bool {
+    let t = change.threshold;
+    match (change.ci_low, change.ci_high) {
+        (Some(low), Some(high)) if t.is_finite() => {
+            let holds = |edge: f64| low <= edge && edge <= high;
+            holds(1.0 + t) || holds(1.0 - t)
+        }
+        _ => false,
+    }
+}
+
 fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }

@@ -136,6 +136,28 @@ impl Driver {
         Ok(())
     }
 
+    /// Whether benchmark `b` is still open after its rounds so far: a judged counter's paired
+    /// change has an interval holding an edge of its threshold ([`stats::paired::undecided`]),
+    /// so more rounds could still tell a change from none. A failed benchmark is settled.
+    pub(super) fn undecided(&self, b: &PairedJob) -> bool {
+        let (Some(old), Some(new), None) = (b.measured.first(), b.measured.get(1), &b.failed)
+        else {
+            return false;
+        };
+        new.iter().any(|c| {
+            old.iter()
+                .find(|o| o.name == c.name && o.unit == c.unit)
+                .is_some_and(|o| {
+                    let change = stats::compare_paired_rounds(
+                        &o.round_values(),
+                        &c.round_values(),
+                        &self.args.thresholds.config_for(&c.name),
+                    );
+                    stats::paired::undecided(&change)
+                })
+        })
+    }
+
     /// The benchmark's result after its last round: the new build's estimates, each counter's
     /// paired change, and the counters whose verdict the null control refused.
     pub(super) fn result(&self, b: PairedJob) -> PairedBench {

@@ -53,6 +53,13 @@ pub const PAIRED_ROUNDS: u32 = 2 * perfbench::runner::DEFAULT_ROUNDS;
 /// Rounds of a paired run with `--quick`.
 pub const PAIRED_QUICK_ROUNDS: u32 = 2 * perfbench::runner::QUICK_ROUNDS;
 
+/// How far a paired run goes past its planned rounds for a benchmark whose verdict is still
+/// open (its interval holds an edge of the threshold, [`crate::stats::paired::undecided`]): up
+/// to this many times the plan's rounds, one round at a time, each with the plan's pairs per
+/// round; settled benchmarks stop at the plan. A memory-bound benchmark whose processes differ
+/// by a percent or two needs about four times the rounds to tell a 2% change.
+pub const PAIRED_MOST_ROUNDS_FACTOR: u32 = 4;
+
 /// How long the driver waits for a worker's answer by default (`--worker-timeout`).
 pub const DEFAULT_WORKER_TIMEOUT_S: f64 = 120.0;
 
@@ -243,14 +250,39 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
     // builds: what a process brings with it (where its memory landed, how its code and stack
     // are aligned) then varies from round to round like any other noise, instead of being a
     // bias of one side.
+    // After its planned rounds, a benchmark whose verdict is still open (an interval holding
+    // an edge of the threshold) goes on, a round at a time, up to `PAIRED_MOST_ROUNDS_FACTOR`
+    // times the plan; `--precision 0` and `--quick` keep the plan.
     let rounds = config.rounds.max(1) as usize;
-    for r in 0..rounds {
+    let most = if args.quick || args.precision == Some(0.0) {
+        rounds
+    } else {
+        rounds * PAIRED_MOST_ROUNDS_FACTOR as usize
+    };
+    for r in 0..most {
+        let open: Vec<usize> = (0..benches.len())
+            .filter(|&i| {
+                benches[i].failed.is_none() && (r < rounds || driver.undecided(&benches[i]))
+            })
+            .collect();
+        if open.is_empty() {
+            break;
+        }
         if r > 0 {
             driver.spawn(r)?;
         }
-        for b in benches.iter_mut().filter(|b| b.failed.is_none()) {
+        for i in open {
+            let b = &mut benches[i];
             if args.format != Format::Json && std::io::stderr().is_terminal() {
-                eprint!("\r\x1b[2K{}: round {}/{rounds}", b.listed.id, r + 1);
+                if r < rounds {
+                    eprint!("\r\x1b[2K{}: round {}/{rounds}", b.listed.id, r + 1);
+                } else {
+                    eprint!(
+                        "\r\x1b[2K{}: round {} (undecided, up to {most})",
+                        b.listed.id,
+                        r + 1
+                    );
+                }
             }
             driver.bench_round(b, r)?;
         }
