@@ -309,6 +309,20 @@ fn the_paired_change_catches_a_slower_build_and_not_the_same_one() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("regressed"));
 }
 
+/// QUICK's settings for the `allocs` benchmark with the allocation count as the counter, and
+/// `extra`: saved as baseline `x` from `exe`, and returned for the paired runs.
+fn allocs_saved<'a>(s: &Scratch, exe: &Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let quick: Vec<&str> = ["--bench", "allocs", "--discard-baseline"]
+        .into_iter()
+        .chain(QUICK.iter().copied().take_while(|a| *a != "--counters"))
+        .chain(["--counters", "alloc-count"])
+        .chain(extra.iter().copied())
+        .collect();
+    let o = s.run(exe, &[&quick[..], &["--save-baseline", "x"]].concat(), &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    quick
+}
+
 /// The allocation counters are paired like any other: one allocation more per iteration
 /// (three against two) regresses `alloc-count` exactly, and the same build never does.
 #[test]
@@ -316,18 +330,7 @@ fn allocation_counters_are_paired_too() {
     let _serial = serial();
     let s = Scratch::new("allocs");
     let (base, slow) = (s.copy("base"), s.copy("slow"));
-    // QUICK's settings with the allocation count as the counter.
-    let quick: Vec<&str> = ["--bench", "allocs", "--discard-baseline"]
-        .into_iter()
-        .chain(QUICK.iter().copied().take_while(|a| *a != "--counters"))
-        .chain(["--counters", "alloc-count"])
-        .collect();
-    let o = s.run(
-        &base,
-        &[&quick[..], &["--save-baseline", "x"]].concat(),
-        &[],
-    );
-    assert!(o.status.success(), "{}", text(&o));
+    let quick = allocs_saved(&s, &base, &[]);
     for (copy, name, slower, code, verdict) in [
         (&base, "same.json", false, 0, Verdict::Unchanged),
         (&slow, "more.json", true, 1, Verdict::Regressed),
@@ -366,17 +369,7 @@ fn an_undecided_verdict_takes_more_rounds_up_to_the_cap() {
     let _serial = serial();
     let s = Scratch::new("undecided");
     let base = s.copy("base");
-    let quick: Vec<&str> = ["--bench", "allocs", "--discard-baseline"]
-        .into_iter()
-        .chain(QUICK.iter().copied().take_while(|a| *a != "--counters"))
-        .chain(["--counters", "alloc-count", "--threshold", "alloc-count=0"])
-        .collect();
-    let o = s.run(
-        &base,
-        &[&quick[..], &["--save-baseline", "x"]].concat(),
-        &[],
-    );
-    assert!(o.status.success(), "{}", text(&o));
+    let quick = allocs_saved(&s, &base, &["--threshold", "alloc-count=0"]);
     for (extra, rounds) in [(&[][..], 16), (&["--precision", "0"][..], 4)] {
         let json = s.dir.join("undecided.json");
         let o = s.run(
