@@ -144,7 +144,9 @@ Arguments:
 Options: those of the bench executables (run one with --help), among them
       --counters <LIST>         Counters to measure
       --sample-size <N>         Pairs of samples (default 100)
-      --rounds <N>              Rounds, each in fresh processes of both builds (default 20)
+      --rounds <N>              Rounds, each in fresh processes of both builds (default 20; up to
+                                4x for a benchmark whose verdict is still open)
+      --precision 0             Keep to the planned rounds
       --measurement-time <S>    Measurement time of each build (default 3)
       --threshold <COUNTER=PCT> The change below which COUNTER is never flagged (repeatable)
       --null-control            Also pair the new build with itself; no verdict where that is flagged
