@@ -145,17 +145,21 @@ impl Driver {
             return false;
         };
         new.iter().any(|c| {
-            old.iter()
-                .find(|o| o.name == c.name && o.unit == c.unit)
-                .is_some_and(|o| {
-                    let change = stats::compare_paired_rounds(
-                        &o.round_values(),
-                        &c.round_values(),
-                        &self.args.thresholds.config_for(&c.name),
-                    );
-                    stats::paired::undecided(&change)
-                })
+            self.paired_change(old, c)
+                .is_some_and(|change| stats::paired::undecided(&change))
         })
+    }
+
+    /// The paired change of the new build's counter `c` against the same counter (name and
+    /// unit) of the base build's `old`, with its threshold settings; `None` when the base build
+    /// has no such counter.
+    fn paired_change(&self, old: &[CounterResult], c: &CounterResult) -> Option<stats::Change> {
+        let o = old.iter().find(|o| o.name == c.name && o.unit == c.unit)?;
+        Some(stats::compare_paired_rounds(
+            &o.round_values(),
+            &c.round_values(),
+            &self.args.thresholds.config_for(&c.name),
+        ))
     }
 
     /// The benchmark's result after its last round: the new build's estimates, each counter's
@@ -198,17 +202,7 @@ impl Driver {
                     ..c.clone()
                 };
                 let settings = self.args.thresholds.config_for(&c.name);
-                let versus = |other: &CounterResult, mine: &CounterResult| {
-                    stats::compare_paired_rounds(
-                        &other.round_values(),
-                        &mine.round_values(),
-                        &settings,
-                    )
-                };
-                c.change = old
-                    .iter()
-                    .find(|o| o.name == c.name && o.unit == c.unit)
-                    .map(|o| versus(o, &c));
+                c.change = self.paired_change(old, &c);
                 if let Some(n) = null.and_then(|n| n.iter().find(|x| x.name == c.name)) {
                     if let Some(ratio) = null_refusal(&c, n, &settings) {
                         refused.push((c.name.clone(), ratio));

@@ -250,6 +250,7 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
     // builds: what a process brings with it (where its memory landed, how its code and stack
     // are aligned) then varies from round to round like any other noise, instead of being a
     // bias of one side.
+    //
     // After its planned rounds, a benchmark whose verdict is still open (an interval holding
     // an edge of the threshold) goes on, a round at a time, up to `PAIRED_MOST_ROUNDS_FACTOR`
     // times the plan; `--precision 0` and `--quick` keep the plan.
