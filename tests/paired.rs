@@ -184,15 +184,15 @@ fn a_regression_is_confirmed_in_fresh_processes() {
     let json = s.dir.join("run.json");
     let judged = |exe: &Path, extra: &[&str], env: &[(&str, &Path)]| {
         // Processes of this debug build sit up to 15% apart, and a neighbour can slow one
-        // throughout (by 100% on the project's VM): a threshold that only three times the
-        // work exceeds.
+        // throughout (by 100% on the project's VM, and the baseline's fastest as much): a
+        // threshold of +200%, about halfway (in ratio) from the same work to ten times it.
         let mut line = vec![
             "--bench",
             "spin",
             "--baseline",
             "main",
             "--noise-threshold",
-            "150",
+            "200",
         ];
         line.extend(["--json", json.to_str().unwrap()]);
         line.extend_from_slice(extra);
@@ -205,7 +205,7 @@ fn a_regression_is_confirmed_in_fresh_processes() {
         let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
         (change.verdict, again, stdout, text(&o))
     };
-    // The first process of the same build does three times the work; fresh ones do not.
+    // The first process of the same build does ten times the work; fresh ones do not.
     let once = s.dir.join("once");
     let slow_once = [("PAIRED_FIXTURE_SLOW_ONCE", once.as_path())];
     let (verdict, again, stdout, all) = judged(&base, &[], &slow_once);
@@ -254,7 +254,7 @@ fn a_regression_is_confirmed_in_fresh_processes() {
     assert!(o.stdout.is_empty(), "{}", text(&o));
 }
 
-/// A build made three times slower is regressed, and the run fails with
+/// A build made ten times slower is regressed, and the run fails with
 /// `--fail-on-regression` (the baseline's saved executable is another copy of the fixture).
 #[test]
 fn the_paired_change_catches_a_slower_build_and_not_the_same_one() {
@@ -305,7 +305,7 @@ fn the_paired_change_catches_a_slower_build_and_not_the_same_one() {
         .unwrap();
     assert_eq!(wall.verdict, Verdict::Regressed, "{}", text(&o));
     let ratio = wall.ratio.unwrap();
-    assert!((2.0..4.5).contains(&ratio), "three times the work: {ratio}");
+    assert!((5.0..20.0).contains(&ratio), "ten times the work: {ratio}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("regressed"));
 }
 
