@@ -187,6 +187,58 @@ pub fn undecided(change: &Change) -> bool {
     }
 }
 
+/// Whether more rounds of a still-open paired `change` ([`undecided`]) would leave it open
+/// however many were taken up to the cap: after `done` rounds of at most `most`, its interval,
+/// narrowed as `most` rounds would narrow it around the same estimate (by `sqrt(done / most)`,
+/// and by the fall of the t quantile at `confidence` as the rounds' degrees of freedom grow),
+/// would still hold both edges of the threshold. A paired run stops such a benchmark at once,
+/// unchanged, instead of spending the rounds up to the cap on it; a change beyond an edge keeps
+/// its rounds (its narrowed interval leaves the far edge). False with fewer than
+/// [`MIN_ROUNDS`] rounds (no interval over rounds), without an interval or a finite threshold,
+/// or with no rounds left.
+///
+/// ```
+/// use perfbench_analysis::stats::{compare_paired_rounds, paired, CompareConfig};
+///
+/// let cfg = CompareConfig::for_counter("wall-time"); // paired threshold 0.5%
+/// // Twenty rounds of four pairs, the new build `by` times the base, the rounds 6% apart.
+/// let judge = |by: f64| {
+///     let base: Vec<Vec<f64>> = (0..20).map(|_| vec![100.0, 101.0, 99.0, 100.0]).collect();
+///     let new: Vec<Vec<f64>> = (0..20)
+///         .map(|r| {
+///             let k = by * if r % 2 == 0 { 1.03 } else { 0.97 };
+///             base[r].iter().map(|x| x * k).collect()
+///         })
+///         .collect();
+///     let (b, n): (Vec<&[f64]>, Vec<&[f64]>) =
+///         (base.iter().map(Vec::as_slice).collect(), new.iter().map(Vec::as_slice).collect());
+///     compare_paired_rounds(&b, &n, &cfg)
+/// };
+/// // Unchanged: even eighty rounds would leave an interval around 1 wider than 0.5% each way.
+/// let same = judge(1.0);
+/// assert!(paired::undecided(&same) && paired::futile(&same, 20, 80, cfg.confidence));
+/// // 2% slower: the interval holds 1.005 now, and eighty rounds could lift it clear.
+/// let slower = judge(1.02);
+/// assert!(paired::undecided(&slower) && !paired::futile(&slower, 20, 80, cfg.confidence));
+/// ```
+pub fn futile(change: &Change, done: usize, most: usize, confidence: f64) -> bool {
+    let t = change.threshold;
+    let (Some(r), Some(low), Some(high)) = (change.ratio, change.ci_low, change.ci_high) else {
+        return false;
+    };
+    if !t.is_finite() || done < MIN_ROUNDS || most <= done {
+        return false;
+    }
+    // Yuen's degrees of freedom for n rounds, as in `trimmed_t_statistics`.
+    let quantile = |n: usize| {
+        let df = ((n - 2 * trimmed_count(n)) as f64 - 1.0).max(1.0);
+        super::dist::student_t_quantile_two_sided(confidence, df)
+    };
+    let narrow = (done as f64 / most as f64).sqrt() * quantile(most) / quantile(done);
+    let (low, high) = (r - (r - low) * narrow, r + (high - r) * narrow);
+    low <= 1.0 - t && 1.0 + t <= high
+}
+
 fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }

@@ -136,17 +136,22 @@ impl Driver {
         Ok(())
     }
 
-    /// Whether benchmark `b` is still open after its rounds so far: a judged counter's paired
-    /// change has an interval holding an edge of its threshold ([`stats::paired::undecided`]),
-    /// so more rounds could still tell a change from none. A failed benchmark is settled.
-    pub(super) fn undecided(&self, b: &PairedJob) -> bool {
+    /// Whether benchmark `b` takes another round after `done` of at most `most`: a judged
+    /// counter's paired change has an interval holding an edge of its threshold
+    /// ([`stats::paired::undecided`]), so more rounds could still tell a change from none,
+    /// and is not so wide that `most` rounds would leave it holding both edges
+    /// ([`stats::paired::futile`]). A failed benchmark is settled.
+    pub(super) fn open(&self, b: &PairedJob, done: usize, most: usize) -> bool {
         let (Some(old), Some(new), None) = (b.measured.first(), b.measured.get(1), &b.failed)
         else {
             return false;
         };
         new.iter().any(|c| {
-            self.paired_change(old, c)
-                .is_some_and(|change| stats::paired::undecided(&change))
+            let confidence = self.args.thresholds.config_for(&c.name).confidence;
+            self.paired_change(old, c).is_some_and(|change| {
+                stats::paired::undecided(&change)
+                    && !stats::paired::futile(&change, done, most, confidence)
+            })
         })
     }
 

@@ -56,8 +56,10 @@ pub const PAIRED_QUICK_ROUNDS: u32 = 2 * perfbench::runner::QUICK_ROUNDS;
 /// How far a paired run goes past its planned rounds for a benchmark whose verdict is still
 /// open (its interval holds an edge of the threshold, [`crate::stats::paired::undecided`]): up
 /// to this many times the plan's rounds, one round at a time, each with the plan's pairs per
-/// round; settled benchmarks stop at the plan. A memory-bound benchmark whose processes differ
-/// by a percent or two needs about four times the rounds to tell a 2% change.
+/// round; settled benchmarks stop at the plan, and so does one whose interval is so wide that
+/// even the cap's rounds would leave it holding both edges ([`crate::stats::paired::futile`]).
+/// A memory-bound benchmark whose processes differ by a percent or two needs about four times
+/// the rounds to tell a 2% change.
 pub const PAIRED_MOST_ROUNDS_FACTOR: u32 = 4;
 
 /// How long the driver waits for a worker's answer by default (`--worker-timeout`).
@@ -253,7 +255,8 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
     //
     // After its planned rounds, a benchmark whose verdict is still open (an interval holding
     // an edge of the threshold) goes on, a round at a time, up to `PAIRED_MOST_ROUNDS_FACTOR`
-    // times the plan; `--precision 0` and `--quick` keep the plan.
+    // times the plan, unless even that many rounds would leave its interval holding both edges
+    // (`stats::paired::futile`); `--precision 0` and `--quick` keep the plan.
     let rounds = config.rounds.max(1) as usize;
     let most = if args.quick || args.precision == Some(0.0) {
         rounds
@@ -263,7 +266,7 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
     for r in 0..most {
         let open: Vec<usize> = (0..benches.len())
             .filter(|&i| {
-                benches[i].failed.is_none() && (r < rounds || driver.undecided(&benches[i]))
+                benches[i].failed.is_none() && (r < rounds || driver.open(&benches[i], r, most))
             })
             .collect();
         if open.is_empty() {
