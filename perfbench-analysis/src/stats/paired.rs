@@ -229,11 +229,7 @@ pub fn futile(change: &Change, done: usize, most: usize, confidence: f64) -> boo
     if !t.is_finite() || done < MIN_ROUNDS || most <= done {
         return false;
     }
-    // Yuen's degrees of freedom for n rounds, as in `trimmed_t_statistics`.
-    let quantile = |n: usize| {
-        let df = ((n - 2 * trimmed_count(n)) as f64 - 1.0).max(1.0);
-        super::dist::student_t_quantile_two_sided(confidence, df)
-    };
+    let quantile = |n: usize| super::dist::student_t_quantile_two_sided(confidence, trimmed_df(n));
     let narrow = (done as f64 / most as f64).sqrt() * quantile(most) / quantile(done);
     let (low, high) = (r - (r - low) * narrow, r + (high - r) * narrow);
     low <= 1.0 - t && 1.0 + t <= high
@@ -251,6 +247,12 @@ pub const ROUND_TRIM: f64 = 0.2;
 /// How many values [`ROUND_TRIM`] leaves out at each end of `n`: none below five.
 fn trimmed_count(n: usize) -> usize {
     (ROUND_TRIM * n as f64).floor() as usize
+}
+
+/// The degrees of freedom of Yuen's test over `n` values: those kept after trimming, less one
+/// (at least one).
+fn trimmed_df(n: usize) -> f64 {
+    ((n - 2 * trimmed_count(n)) as f64 - 1.0).max(1.0)
 }
 
 /// The [`ROUND_TRIM`] trimmed mean of `d` (the plain mean of fewer than five values).
@@ -280,7 +282,7 @@ fn trimmed_t_statistics(d: &[f64], confidence: f64) -> (f64, f64, (f64, f64)) {
     let sw2 =
         winsorized.iter().map(|x| (x - wm) * (x - wm)).sum::<f64>() / (n as f64 - 1.0).max(1.0);
     let se = ((n as f64 - 1.0) * sw2 / (h as f64 * (h as f64 - 1.0).max(1.0))).sqrt();
-    t_statistics(m, se, (h as f64 - 1.0).max(1.0), confidence)
+    t_statistics(m, se, trimmed_df(n), confidence)
 }
 
 /// The two-sided p-value of a t-test that the estimate `m`, of standard error `se` with `df`

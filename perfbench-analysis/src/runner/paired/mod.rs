@@ -256,7 +256,10 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
     // After its planned rounds, a benchmark whose verdict is still open (an interval holding
     // an edge of the threshold) goes on, a round at a time, up to `PAIRED_MOST_ROUNDS_FACTOR`
     // times the plan, unless even that many rounds would leave its interval holding both edges
-    // (`stats::paired::futile`); `--precision 0` and `--quick` keep the plan.
+    // (`stats::paired::futile`); `--precision 0` and `--quick` keep the plan. An open
+    // benchmark has taken every round so far, so `r` is its rounds; one that stopped is not
+    // looked at with its own count, but stays stopped: its data do not change, and a larger
+    // count only widens the projection `futile` makes.
     let rounds = config.rounds.max(1) as usize;
     let most = if args.quick || args.precision == Some(0.0) {
         rounds
