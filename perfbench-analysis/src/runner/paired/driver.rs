@@ -147,24 +147,12 @@ impl Driver {
             return false;
         };
         new.iter().any(|c| {
-            let confidence = self.args.thresholds.config_for(&c.name).confidence;
-            self.paired_change(old, c).is_some_and(|change| {
+            let settings = self.args.thresholds.config_for(&c.name);
+            paired_change(old, c, &settings).is_some_and(|change| {
                 stats::paired::undecided(&change)
-                    && !stats::paired::futile(&change, done, most, confidence)
+                    && !stats::paired::futile(&change, done, most, settings.confidence)
             })
         })
-    }
-
-    /// The paired change of the new build's counter `c` against the same counter (name and
-    /// unit) of the base build's `old`, with its threshold settings; `None` when the base build
-    /// has no such counter.
-    fn paired_change(&self, old: &[CounterResult], c: &CounterResult) -> Option<stats::Change> {
-        let o = old.iter().find(|o| o.name == c.name && o.unit == c.unit)?;
-        Some(stats::compare_paired_rounds(
-            &o.round_values(),
-            &c.round_values(),
-            &self.args.thresholds.config_for(&c.name),
-        ))
     }
 
     /// The benchmark's result after its last round: the new build's estimates, each counter's
@@ -207,7 +195,7 @@ impl Driver {
                     ..c.clone()
                 };
                 let settings = self.args.thresholds.config_for(&c.name);
-                c.change = self.paired_change(old, &c);
+                c.change = paired_change(old, &c, &settings);
                 if let Some(n) = null.and_then(|n| n.iter().find(|x| x.name == c.name)) {
                     if let Some(ratio) = null_refusal(&c, n, &settings) {
                         refused.push((c.name.clone(), ratio));
@@ -391,4 +379,20 @@ pub(super) fn merge(all: &mut Vec<CounterResult>, round: Vec<CounterResult>) {
             }
         }
     }
+}
+
+/// The paired change of the new build's counter `c` against the same counter (name and unit)
+/// of the base build's `old`, judged with `settings` (the counter's, from `--threshold` and its
+/// kind); `None` when the base build has no such counter.
+fn paired_change(
+    old: &[CounterResult],
+    c: &CounterResult,
+    settings: &stats::CompareConfig,
+) -> Option<stats::Change> {
+    let o = old.iter().find(|o| o.name == c.name && o.unit == c.unit)?;
+    Some(stats::compare_paired_rounds(
+        &o.round_values(),
+        &c.round_values(),
+        settings,
+    ))
 }
