@@ -407,15 +407,11 @@ fn an_undecided_verdict_takes_more_rounds_up_to_the_cap() {
             .and_then(|b| b.counter("alloc-count"))
             .unwrap_or_else(|| panic!("alloc-count measured: {}", text(&o)));
         assert_eq!(c.rounds.len(), rounds, "{extra:?}: {}", text(&o));
-        let ratio = c.change.as_ref().and_then(|c| c.ratio).unwrap();
+        let change = c.change.unwrap();
+        let ratio = change.ratio.unwrap();
         if copy == &base {
             assert_eq!(ratio, 1.0);
-            assert_eq!(
-                c.change.unwrap().verdict,
-                Verdict::Unchanged,
-                "{}",
-                text(&o)
-            );
+            assert_eq!(change.verdict, Verdict::Unchanged, "{}", text(&o));
         } else {
             assert!((1.1..1.35).contains(&ratio), "{ratio}: {}", text(&o));
             let per: std::collections::BTreeSet<u64> =
