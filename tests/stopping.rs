@@ -41,6 +41,21 @@ fn scattered(b: &mut Bencher) {
     });
 }
 
+static CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// A machine that runs the code at two speeds in turn: 1,000 ns per iteration in every other
+/// round (each round calls the function afresh), 1,100 ns in the others, as when a neighbour
+/// comes and goes.
+#[perfbench]
+fn two_speeds(b: &mut Bencher) {
+    let per = if CALLS.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
+        1_000
+    } else {
+        1_100
+    };
+    b.iter_timed(|n| Duration::from_nanos(per * n));
+}
+
 fn rounds(report: &perfbench_analysis::model::Report, name: &str) -> usize {
     let b = report
         .benchmarks
@@ -83,6 +98,13 @@ fn a_benchmark_stops_once_its_figures_have_settled() {
         50,
         "never settled: five times the planned rounds"
     );
+    // Two speeds: settled on the quiet rounds, which the estimate is the median of.
+    assert_eq!(
+        rounds(&report, "two_speeds"),
+        10,
+        "settled on its quiet rounds"
+    );
+    assert_quiet(&report, true);
 
     // A looser target: both settle in their planned rounds.
     let report = run(&["--precision", "50"]);
@@ -104,4 +126,23 @@ fn a_benchmark_stops_once_its_figures_have_settled() {
     let report = run(&["--precision", "0"]);
     assert_eq!(report.config.precision, None);
     assert_eq!(rounds(&report, "scattered"), 10);
+    assert_quiet(&report, false);
+}
+
+/// `two_speeds`'s estimate is its quiet rounds' 1,000 ns, the five slower rounds left out; in
+/// the build's `first` run, with an interval as narrow as those rounds (later ones widen it by
+/// the run history: `--precision 50` counts every round, 1,050 ns).
+fn assert_quiet(report: &perfbench_analysis::model::Report, first: bool) {
+    let b = report.benchmarks.iter().find(|b| b.name == "two_speeds");
+    let e = b
+        .and_then(|b| b.counter("wall-time"))
+        .and_then(|c| c.estimate)
+        .expect("two_speeds measured");
+    assert_eq!(e.disturbed_rounds, 5, "{e:?}");
+    assert!((e.point - 1_000.0).abs() < 1.0, "{e:?}");
+    assert!(e.ci_low <= e.point && e.point <= e.ci_high, "{e:?}");
+    if first {
+        assert!(e.ci_high < 1_010.0, "{e:?}");
+    }
+    assert!(e.median > 1_000.0, "the median of every sample: {e:?}");
 }

@@ -383,6 +383,23 @@ fn outlier_note(b: &Benchmark) -> Option<String> {
     ))
 }
 
+/// `12 of 40 rounds of wall-time ran slower than its quiet rounds: left out of the estimate`,
+/// for the first counter whose estimate left rounds out ([`Estimate::disturbed_rounds`]);
+/// `None` when none did.
+fn disturbed_note(b: &Benchmark) -> Option<String> {
+    let c = b
+        .counters
+        .iter()
+        .find(|c| c.estimate.is_some_and(|e| e.disturbed_rounds > 0))?;
+    let k = c.estimate?.disturbed_rounds;
+    Some(format!(
+        "{k} of {} rounds of {} ran slower than its quiet rounds (a busy machine): left out of \
+         the estimate",
+        c.rounds.len(),
+        c.name
+    ))
+}
+
 fn pretty_block(b: &Benchmark, color: bool) -> String {
     let mut out = String::from("  ");
     paint(&mut out, color, BOLD, &b.id);
@@ -439,6 +456,9 @@ fn pretty_block(b: &Benchmark, color: bool) -> String {
         out.push('\n');
     }
     if let Some(note) = outlier_note(b) {
+        let _ = writeln!(out, "    {note}");
+    }
+    if let Some(note) = disturbed_note(b) {
         let _ = writeln!(out, "    {note}");
     }
     if rows.iter().any(|r| r.mark) {

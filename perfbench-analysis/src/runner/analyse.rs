@@ -243,11 +243,13 @@ fn analysed_run(
         text
     };
     let linear = config.sampling == Sampling::Linear;
+    let band = perfbench::harness::quiet::band(config.precision);
     let again = match origin {
         Origin::Streamed { suite, .. } if !args.no_confirm => Some(suite),
         _ => None,
     };
-    let Some((mut results, simulator, mut output)) = collect(suite, origin, linear, &mut finished)
+    let Some((mut results, simulator, mut output)) =
+        collect(suite, origin, linear, band, &mut finished)
     else {
         return ExitCode::from(2);
     };
@@ -347,6 +349,7 @@ fn collect<'a>(
     suite: &str,
     origin: Origin<'a>,
     linear: bool,
+    band: f64,
     finished: &mut dyn FnMut(&mut Benchmark) -> String,
 ) -> Option<Collected<'a>> {
     let broke = |e: std::io::Error| {
@@ -379,7 +382,7 @@ fn collect<'a>(
                         return None;
                     }
                 };
-                let mut r = analysed(raw, linear);
+                let mut r = analysed(raw, linear, band);
                 let text = finished(&mut r);
                 stream::send_frame(output, &text).map_err(broke).ok()?;
                 results.push(r);
@@ -524,8 +527,10 @@ fn in_chosen_order(results: Vec<Benchmark>, chosen: &[Description]) -> Vec<Bench
 
 /// A measured benchmark's result: its samples with the estimates of every counter and the
 /// derived metrics (`linear`: the samples' iteration counts grow linearly, and the estimate is
-/// the regression's slope). Estimates it carried are computed afresh.
-pub(crate) fn analysed(mut bench: Benchmark, linear: bool) -> Benchmark {
+/// the regression's slope; `band`: the quiet rounds' band of the median of time and cycles,
+/// [`perfbench::harness::quiet::band`] of the plan's precision). Estimates it carried are
+/// computed afresh.
+pub(crate) fn analysed(mut bench: Benchmark, linear: bool, band: f64) -> Benchmark {
     if bench.outcome != Outcome::Measured {
         return bench;
     }
@@ -534,7 +539,7 @@ pub(crate) fn analysed(mut bench: Benchmark, linear: bool) -> Benchmark {
             &c.per_iteration,
             linear.then_some(c.iterations.as_slice()),
             &c.rounds,
-            &StatsConfig::for_counter(&c.name),
+            &StatsConfig::for_counter(&c.name).with_quiet_band(band),
         );
     }
     bench.derived = derived_metrics(&bench.counters, &StatsConfig::default());

@@ -342,6 +342,7 @@ mod tests {
                 confidence: rng.unit(),
                 resamples: 50,
                 center: crate::stats::Center::Mean,
+                quiet_band: None,
             };
             for ci in [mean_ci(s, &c), median_ci(s, &c)] {
                 assert!(ci.low <= ci.high, "{ci:?}");

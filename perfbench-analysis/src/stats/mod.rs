@@ -35,6 +35,7 @@ pub mod outliers;
 pub mod paired;
 pub mod regression;
 pub(crate) use perfbench::rng;
+mod round_estimate;
 pub mod rounds;
 #[cfg(test)]
 mod simulation;
@@ -45,6 +46,7 @@ pub use bootstrap::ConfidenceInterval;
 pub use change::{compare, Change, CompareConfig, CounterKind, Method, Spread, Verdict};
 pub use outliers::{OutlierCounts, Tukey};
 pub use paired::{compare_paired, compare_paired_rounds};
+pub use round_estimate::estimate_rounds;
 pub use rounds::compare_rounds;
 pub use univariate::{Percentiles, Sample};
 
@@ -77,6 +79,9 @@ pub struct StatsConfig {
     pub seed: u64,
     /// The headline of flat sampling ([`Estimate::point`]): the mean or the median.
     pub center: Center,
+    /// With [`Center::Median`] and rounds: the band of the quiet rounds whose samples the
+    /// median is of ([`estimate_rounds`], [`perfbench::harness::quiet`]); `None`: every round.
+    pub quiet_band: Option<f64>,
 }
 
 /// What [`Estimate::point`] is for flat sampling (linear sampling's is the slope).
@@ -94,7 +99,9 @@ pub enum Center {
 
 impl StatsConfig {
     /// The default settings for counter `name`: the [`Center::Median`] for time and cycles
-    /// ([`CounterKind::Time`], [`CounterKind::Cycles`]), the mean for every other counter.
+    /// ([`CounterKind::Time`], [`CounterKind::Cycles`]), of their quiet rounds
+    /// ([`DEFAULT_BAND`](perfbench::harness::quiet::DEFAULT_BAND)); the mean of every round
+    /// for every other counter.
     ///
     /// ```
     /// use perfbench_analysis::stats::{Center, StatsConfig};
@@ -102,15 +109,32 @@ impl StatsConfig {
     /// assert_eq!(StatsConfig::for_counter("wall-time").center, Center::Median);
     /// assert_eq!(StatsConfig::for_counter("cycles:u").center, Center::Median);
     /// assert_eq!(StatsConfig::for_counter("page-faults").center, Center::Mean);
+    /// assert_eq!(StatsConfig::for_counter("page-faults").quiet_band, None);
     /// ```
     pub fn for_counter(name: &str) -> StatsConfig {
-        let center = match CounterKind::of(name) {
-            CounterKind::Time | CounterKind::Cycles => Center::Median,
-            _ => Center::Mean,
-        };
+        match CounterKind::of(name) {
+            CounterKind::Time | CounterKind::Cycles => StatsConfig {
+                center: Center::Median,
+                quiet_band: Some(perfbench::harness::quiet::DEFAULT_BAND),
+                ..StatsConfig::default()
+            },
+            _ => StatsConfig::default(),
+        }
+    }
+
+    /// These settings with `band` as the quiet rounds' band where they have one
+    /// ([`for_counter`](Self::for_counter) gives time and cycles one).
+    ///
+    /// ```
+    /// use perfbench_analysis::stats::StatsConfig;
+    ///
+    /// assert_eq!(StatsConfig::for_counter("wall-time").with_quiet_band(0.01).quiet_band, Some(0.01));
+    /// assert_eq!(StatsConfig::for_counter("page-faults").with_quiet_band(0.01).quiet_band, None);
+    /// ```
+    pub fn with_quiet_band(self, band: f64) -> StatsConfig {
         StatsConfig {
-            center,
-            ..StatsConfig::default()
+            quiet_band: self.quiet_band.map(|_| band),
+            ..self
         }
     }
 }
@@ -123,6 +147,7 @@ impl Default for StatsConfig {
             resamples: DEFAULT_RESAMPLES,
             seed: DEFAULT_SEED,
             center: Center::Mean,
+            quiet_band: None,
         }
     }
 }
@@ -204,6 +229,10 @@ pub struct Estimate {
     /// How many samples were left out of [`point`](Self::point) and its interval: the severe
     /// outliers, or none (see [`headline_samples`]).
     pub excluded: usize,
+    /// How many rounds were left out of [`point`](Self::point) and its interval as disturbed:
+    /// slower than the quiet rounds (see [`estimate_rounds`]). Absent in JSON when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub disturbed_rounds: usize,
     /// When the interval was widened by how far earlier runs of the same build strayed from
     /// each other ([`widen_by_runs`]): those runs and their spread. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -308,7 +337,13 @@ struct EstimateFields {
     #[serde(default)]
     excluded: usize,
     #[serde(default)]
+    disturbed_rounds: usize,
+    #[serde(default)]
     runs: Option<RunSpread>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl From<EstimateFields> for Estimate {
@@ -329,6 +364,7 @@ impl From<EstimateFields> for Estimate {
             r_squared: f.r_squared,
             outliers: f.outliers,
             excluded: f.excluded,
+            disturbed_rounds: f.disturbed_rounds,
             runs: f.runs,
         }
     }
@@ -400,64 +436,9 @@ pub fn estimate(values: &[f64], iterations: Option<&[u64]>, cfg: &StatsConfig) -
         r_squared: fit.map(|fit| fit.r_squared),
         outliers: tukey.count(&kept),
         excluded: kept.len() - used.len(),
+        disturbed_rounds: 0,
         runs: None,
     })
-}
-
-/// [`estimate`] of samples taken in rounds (`rounds[r]` samples in round `r`, in order): with
-/// at least 3 rounds, the interval is widened to hold the bootstrap interval of the rounds'
-/// central figure too (the mean of the round means, or with [`Center::Median`] and flat
-/// sampling the median of the round medians), so it shows the drift between the stretches of the run that the samples of
-/// one stretch cannot (an interval never claims more certainty than repeated measurement
-/// shows). With fewer rounds, or `rounds` not adding up to the samples, it is [`estimate`]'s.
-///
-/// ```
-/// use perfbench_analysis::stats::{estimate, estimate_rounds, StatsConfig};
-///
-/// // Three rounds of four samples; the middle one ran while the machine was busier.
-/// let values = [10.0, 10.1, 10.0, 10.1, 12.0, 12.1, 12.0, 12.1, 10.0, 10.1, 10.0, 10.1];
-/// let cfg = StatsConfig::default();
-/// let plain = estimate(&values, None, &cfg).unwrap();
-/// let rounds = estimate_rounds(&values, None, &[4, 4, 4], &cfg).unwrap();
-/// assert!(rounds.ci_high - rounds.ci_low >= plain.ci_high - plain.ci_low);
-/// ```
-pub fn estimate_rounds(
-    values: &[f64],
-    iterations: Option<&[u64]>,
-    rounds: &[u32],
-    cfg: &StatsConfig,
-) -> Option<Estimate> {
-    let mut e = estimate(values, iterations, cfg)?;
-    let median = e.slope.is_none() && cfg.center == Center::Median;
-    let total: usize = rounds.iter().map(|&r| r as usize).sum();
-    if rounds.len() < 3 || total != values.len() {
-        return Some(e);
-    }
-    let mut start = 0;
-    let mut means = Vec::with_capacity(rounds.len());
-    for &r in rounds {
-        let round: Vec<f64> = values[start..start + r as usize]
-            .iter()
-            .copied()
-            .filter(|x| x.is_finite())
-            .collect();
-        start += r as usize;
-        if let Some(s) = Sample::new(&round) {
-            means.push(if median { s.median() } else { s.mean() });
-        }
-    }
-    if let Some(s) = Sample::new(&means).filter(|_| means.len() >= 3) {
-        let ci = if median {
-            bootstrap::median_ci(s, cfg)
-        } else {
-            bootstrap::mean_ci(s, cfg)
-        };
-        if ci.low.is_finite() && ci.high.is_finite() {
-            e.ci_low = e.ci_low.min(ci.low);
-            e.ci_high = e.ci_high.max(ci.high);
-        }
-    }
-    Some(e)
 }
 
 /// The largest share of the samples that [`headline_samples`] leaves out: a tenth.

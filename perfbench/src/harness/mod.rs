@@ -11,6 +11,7 @@ pub mod affinity;
 pub mod bencher;
 pub mod entry;
 pub mod executor;
+pub mod quiet;
 pub mod raw;
 pub mod sampler;
 pub mod simulate;

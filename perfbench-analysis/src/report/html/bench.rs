@@ -242,6 +242,17 @@ pub(super) fn counter_section(
                 o.low_severe, o.low_mild, o.high_mild, o.high_severe, e.excluded
             ),
         );
+        if e.disturbed_rounds > 0 {
+            row(
+                body,
+                "disturbed rounds",
+                format!(
+                    "{} of {}, slower than the quiet rounds: left out of the estimate",
+                    e.disturbed_rounds,
+                    c.rounds.len()
+                ),
+            );
+        }
     } else {
         row(body, "estimate", "n/a (no finite sample)".to_owned());
     }

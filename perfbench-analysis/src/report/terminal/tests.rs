@@ -19,6 +19,25 @@ fn color_only_on_a_terminal_without_no_color() {
 }
 
 #[test]
+fn disturbed_rounds_are_named_under_the_table() {
+    let mut suite = synthetic_suite();
+    assert!(!render(&suite, plain(Format::Pretty)).contains("quiet rounds"));
+    let wall = &mut suite.benchmarks[0].counters[0];
+    wall.rounds = vec![5; 4];
+    if let Some(e) = wall.estimate.as_mut() {
+        e.disturbed_rounds = 3;
+    }
+    let out = render(&suite, plain(Format::Pretty));
+    assert!(
+        out.contains(
+            "    3 of 4 rounds of wall-time ran slower than its quiet rounds (a busy machine): \
+             left out of the estimate\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
 fn pretty_table() {
     let suite = synthetic_suite();
     let out = render(&suite, plain(Format::Pretty));

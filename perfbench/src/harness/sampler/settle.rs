@@ -3,10 +3,13 @@
 //!
 //! Two figures are checked, for every time-like counter (wall time, cycles, a `-clock`
 //! event): those the report and the verdict rest on.
-//! - **The headline**: the median of the samples within the outer fences (`Q1 - 3 IQR` to
-//!   `Q3 + 3 IQR`, as the analysis fences them). Its interval holds that of the rounds' medians:
-//!   settled when twice the standard error of the rounds' fenced medians (about a 95%
-//!   interval's half-width) is at most the precision, relative to their mean.
+//! - **The headline**: the median of the quiet rounds' samples where at least [`MIN_ROUNDS`]
+//!   rounds are quiet ([`quiet`]: the rounds whose median is within half the precision of the
+//!   smallest), else of every round's. Settled when twice the standard error of the medians of
+//!   the rounds it rests on (about a 95% interval's half-width) is at most the precision,
+//!   relative to their mean, or when every round's medians agree so: a machine that runs the
+//!   loop at two speeds in turn settles once three rounds agree at the quieter one, and a
+//!   benchmark whose rounds spread evenly settles as soon as they agree.
 //! - **The floor**: the smallest round figure (each round's smallest sample), which the verdict
 //!   compares. Settled when the two smallest round figures agree within the precision: the
 //!   machine's quiet state has been seen in two rounds, not once by chance.
@@ -19,11 +22,11 @@
 //!
 //! It owns the rule only; the runner asks it after every round from the plan's last one on.
 
-use super::pass::median;
 use super::Measured;
 use crate::counters::Source;
+use crate::harness::quiet;
 use crate::harness::raw::RawCounter;
-use crate::sorting::{percentile_of_sorted, sort_f64};
+use crate::sorting::sort_f64;
 
 /// The fewest rounds the rule judges (the verdict's fewest, too).
 pub const MIN_ROUNDS: usize = 3;
@@ -73,25 +76,16 @@ fn counter_settled(c: &RawCounter, precision: f64) -> bool {
     if rounds.len() < MIN_ROUNDS {
         return false;
     }
-    let Some((low, high)) = outer_fences(&c.per_iteration) else {
-        return false;
-    };
-    let kept = |r: &[f64]| -> Option<f64> {
-        let inside: Vec<f64> = r
-            .iter()
-            .copied()
-            .filter(|v| v.is_finite() && *v >= low && *v <= high)
-            .collect();
-        (!inside.is_empty()).then(|| median(inside))
-    };
-    let medians: Vec<f64> = rounds.iter().filter_map(|r| kept(r)).collect();
-    if medians.len() < MIN_ROUNDS {
-        return false;
-    }
-    let k = medians.len() as f64;
-    let mean = medians.iter().sum::<f64>() / k;
-    let var = medians.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (k - 1.0);
-    let headline = 2.0 * (var / k).sqrt() <= precision * mean.abs().max(1.0);
+    let medians = quiet::round_medians(&c.per_iteration, &c.rounds);
+    let every: Vec<f64> = medians.iter().flatten().copied().collect();
+    let quiet: Vec<f64> = quiet::quiet_rounds(&medians, quiet::band(Some(precision)))
+        .into_iter()
+        .filter_map(|i| medians[i])
+        .collect();
+    // The headline rests on the quiet rounds where three are, else on every round; every
+    // round agreeing settles it either way (the quiet ones then agree the more).
+    let headline =
+        (quiet.len() >= MIN_ROUNDS && agree(&quiet, precision)) || agree(&every, precision);
     let mut figures: Vec<f64> = rounds
         .iter()
         .map(|r| {
@@ -106,20 +100,16 @@ fn counter_settled(c: &RawCounter, precision: f64) -> bool {
     headline && floor
 }
 
-/// `Q1 - 3 IQR` and `Q3 + 3 IQR` of the finite values (the analysis's outer fences: quartiles
-/// by [`percentile_of_sorted`]).
-fn outer_fences(values: &[f64]) -> Option<(f64, f64)> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    if v.is_empty() {
-        return None;
+/// Whether twice the standard error of `medians` (about a 95% interval's half-width) is at most
+/// `precision` relative to their mean; never for fewer than [`MIN_ROUNDS`].
+fn agree(medians: &[f64], precision: f64) -> bool {
+    if medians.len() < MIN_ROUNDS {
+        return false;
     }
-    sort_f64(&mut v);
-    let (q1, q3) = (
-        percentile_of_sorted(&v, 25.0),
-        percentile_of_sorted(&v, 75.0),
-    );
-    let iqr = q3 - q1;
-    Some((q1 - 3.0 * iqr, q3 + 3.0 * iqr))
+    let k = medians.len() as f64;
+    let mean = medians.iter().sum::<f64>() / k;
+    let var = medians.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (k - 1.0);
+    2.0 * (var / k).sqrt() <= precision * mean.abs().max(1.0)
 }
 
 #[cfg(test)]
@@ -165,6 +155,33 @@ mod tests {
         assert!(!settled(&wall(&noisy(1000.0, 0.002, 0.10, 10, 2)), 0.01));
         // The same rounds at a looser target.
         assert!(settled(&wall(&noisy(1000.0, 0.002, 0.10, 10, 2)), 0.2));
+    }
+
+    #[test]
+    fn two_speeds_in_turn_settle_on_the_quiet_rounds() {
+        // A neighbour slows every other round by 10%: the median of every round's median
+        // swings with the mix, the quiet rounds agree.
+        let rounds: Vec<Vec<f64>> = noisy(1000.0, 0.002, 0.001, 10, 8)
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                r.iter()
+                    .map(|v| v * if i % 2 == 1 { 1.1 } else { 1.0 })
+                    .collect()
+            })
+            .collect();
+        assert!(settled(&wall(&rounds), 0.01));
+        // The quiet speed seen in two rounds only: not yet.
+        let two: Vec<Vec<f64>> = rounds
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                r.iter()
+                    .map(|v| v * if i % 2 == 0 && i > 2 { 1.1 } else { 1.0 })
+                    .collect()
+            })
+            .collect();
+        assert!(!settled(&wall(&two), 0.01));
     }
 
     #[test]
