@@ -3,13 +3,14 @@
 //!
 //! Two figures are checked, for every time-like counter (wall time, cycles, a `-clock`
 //! event): those the report and the verdict rest on.
-//! - **The headline**: the median of the quiet rounds' samples where at least [`MIN_ROUNDS`]
-//!   rounds are quiet ([`quiet`]: the rounds whose median is within half the precision of the
-//!   smallest), else of every round's. Settled when twice the standard error of the medians of
-//!   the rounds it rests on (about a 95% interval's half-width) is at most the precision,
-//!   relative to their mean, or when every round's medians agree so: a machine that runs the
-//!   loop at two speeds in turn settles once three rounds agree at the quieter one, and a
-//!   benchmark whose rounds spread evenly settles as soon as they agree.
+//! - **The headline**: the median of the quiet rounds' samples ([`quiet`]). Settled when twice
+//!   the standard error of every round's median (about a 95% interval's half-width) is at most
+//!   the precision, relative to their mean. Rounds that disagree (a machine at several speeds
+//!   in turn, a body whose data land differently round by round) take more rounds, up to the
+//!   cap, so that the quietest speed is seen in as many as the run allows: stopping as soon as
+//!   three rounds agreed at the fastest speed so far was tried, and the headline then moved
+//!   more from run to run where the speeds were many (docs/validation.md, "The stopping
+//!   rule").
 //! - **The floor**: the smallest round figure (each round's smallest sample), which the verdict
 //!   compares. Settled when the two smallest round figures agree within the precision: the
 //!   machine's quiet state has been seen in two rounds, not once by chance.
@@ -76,16 +77,11 @@ fn counter_settled(c: &RawCounter, precision: f64) -> bool {
     if rounds.len() < MIN_ROUNDS {
         return false;
     }
-    let medians = quiet::round_medians(&c.per_iteration, &c.rounds);
-    let every: Vec<f64> = medians.iter().flatten().copied().collect();
-    let quiet: Vec<f64> = quiet::quiet_rounds(&medians, quiet::band(Some(precision)))
+    let medians: Vec<f64> = quiet::round_medians(&c.per_iteration, &c.rounds)
         .into_iter()
-        .filter_map(|i| medians[i])
+        .flatten()
         .collect();
-    // The headline rests on the quiet rounds where three are, else on every round; every
-    // round agreeing settles it either way (the quiet ones then agree the more).
-    let headline =
-        (quiet.len() >= MIN_ROUNDS && agree(&quiet, precision)) || agree(&every, precision);
+    let headline = agree(&medians, precision);
     let mut figures: Vec<f64> = rounds
         .iter()
         .map(|r| {
@@ -158,9 +154,9 @@ mod tests {
     }
 
     #[test]
-    fn two_speeds_in_turn_settle_on_the_quiet_rounds() {
-        // A neighbour slows every other round by 10%: the median of every round's median
-        // swings with the mix, the quiet rounds agree.
+    fn two_speeds_in_turn_take_more_rounds() {
+        // A neighbour slows every other round by 10%: the rounds disagree, so the quiet speed
+        // is looked for in more rounds (the estimate is the quiet rounds' median).
         let rounds: Vec<Vec<f64>> = noisy(1000.0, 0.002, 0.001, 10, 8)
             .into_iter()
             .enumerate()
@@ -170,18 +166,8 @@ mod tests {
                     .collect()
             })
             .collect();
-        assert!(settled(&wall(&rounds), 0.01));
-        // The quiet speed seen in two rounds only: not yet.
-        let two: Vec<Vec<f64>> = rounds
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                r.iter()
-                    .map(|v| v * if i % 2 == 0 && i > 2 { 1.1 } else { 1.0 })
-                    .collect()
-            })
-            .collect();
-        assert!(!settled(&wall(&two), 0.01));
+        assert!(!settled(&wall(&rounds), 0.01));
+        assert!(settled(&wall(&rounds), 0.2));
     }
 
     #[test]
