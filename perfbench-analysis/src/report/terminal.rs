@@ -383,9 +383,9 @@ fn outlier_note(b: &Benchmark) -> Option<String> {
     ))
 }
 
-/// `12 of 40 rounds of wall-time ran slower than its quiet rounds: left out of the estimate`,
-/// for the first counter whose estimate left rounds out ([`Estimate::disturbed_rounds`]);
-/// `None` when none did.
+/// `12 of 40 rounds of wall-time ran slower than its quiet rounds (a busy machine): left out of
+/// the estimate`, for the first counter whose estimate left rounds out
+/// ([`Estimate::disturbed_rounds`]); `None` when none did.
 fn disturbed_note(b: &Benchmark) -> Option<String> {
     let c = b
         .counters
