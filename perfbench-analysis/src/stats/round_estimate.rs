@@ -55,7 +55,7 @@ pub fn estimate_rounds(
         return Some(e);
     }
     let mut rest = values;
-    let mut parts: Vec<&[f64]> = rounds
+    let parts: Vec<&[f64]> = rounds
         .iter()
         .map(|&r| {
             let (part, tail) = rest.split_at(r as usize);
@@ -63,26 +63,32 @@ pub fn estimate_rounds(
             part
         })
         .collect();
-    if let (true, Some(band)) = (median, cfg.quiet_band) {
-        let medians = perfbench::harness::quiet::round_medians(values, rounds);
-        let quiet = perfbench::harness::quiet::quiet_rounds(&medians, band).rounds;
+    // Each round's central figure: with the quiet rounds, of those alone.
+    let figures: Vec<f64> = if median {
+        let medians = perfbench::harness::quiet::round_medians(&parts);
         let measured = medians.iter().flatten().count();
-        if quiet.len() < measured {
+        let quiet = cfg
+            .quiet_band
+            .map(|band| perfbench::harness::quiet::quiet_rounds(&medians, band))
+            .filter(|quiet| quiet.len() < measured);
+        if let Some(quiet) = &quiet {
             let kept: Vec<f64> = quiet.iter().flat_map(|&i| parts[i]).copied().collect();
             let q = estimate(&kept, None, cfg)?;
             (e.point, e.ci_low, e.ci_high) = (q.point, q.ci_low, q.ci_high);
             e.excluded = q.excluded;
             e.disturbed_rounds = measured - quiet.len();
-            parts = quiet.iter().map(|&i| parts[i]).collect();
         }
-    }
-    let mut figures = Vec::with_capacity(parts.len());
-    for part in parts {
-        let finite: Vec<f64> = part.iter().copied().filter(|x| x.is_finite()).collect();
-        if let Some(s) = Sample::new(&finite) {
-            figures.push(if median { s.median() } else { s.mean() });
-        }
-    }
+        let kept = quiet.unwrap_or_else(|| (0..medians.len()).collect());
+        kept.iter().filter_map(|&i| medians[i]).collect()
+    } else {
+        parts
+            .iter()
+            .filter_map(|part| {
+                let finite: Vec<f64> = part.iter().copied().filter(|x| x.is_finite()).collect();
+                Sample::new(&finite).map(|s| s.mean())
+            })
+            .collect()
+    };
     if let Some(s) = Sample::new(&figures).filter(|_| figures.len() >= 3) {
         let ci = if median {
             bootstrap::median_ci(s, cfg)

@@ -77,7 +77,7 @@ fn counter_settled(c: &RawCounter, precision: f64) -> bool {
     if rounds.len() < MIN_ROUNDS {
         return false;
     }
-    let medians: Vec<f64> = quiet::round_medians(&c.per_iteration, &c.rounds)
+    let medians: Vec<f64> = quiet::round_medians(&rounds)
         .into_iter()
         .flatten()
         .collect();
