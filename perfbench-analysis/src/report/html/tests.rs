@@ -310,6 +310,35 @@ fn constant_and_empty_counters_still_draw_or_say_why() {
 }
 
 #[test]
+fn rounds_left_out_of_the_estimate_are_named() {
+    let mut r = synthetic_report();
+    let site_of = |r: &Report| {
+        site(&[SuiteInput {
+            report: r,
+            baseline: None,
+        }])
+    };
+    assert!(!page(&site_of(&r), "fib_20").contains("disturbed rounds"));
+    let wall = r.benchmarks[0]
+        .counters
+        .iter_mut()
+        .find(|c| c.name == "wall-time")
+        .unwrap();
+    wall.rounds = vec![5; 4];
+    wall.estimate.as_mut().unwrap().disturbed_rounds = 3;
+    let site = site_of(&r);
+    let page = page(&site, "fib_20");
+    assert_eq!(
+        count(
+            page,
+            "3 of 4, slower than the quiet rounds: left out of the estimate"
+        ),
+        1,
+        "only wall-time left rounds out"
+    );
+}
+
+#[test]
 fn an_interval_widened_by_earlier_runs_says_so() {
     let mut r = synthetic_report();
     let fib = &mut r.benchmarks[0];
