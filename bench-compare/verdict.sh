@@ -15,7 +15,8 @@
 #   VERDICT_WORK=/tmp/perfbench-noise RUNS=21 SLOWDOWNS=0 bash bench-compare/verdict.sh \
 #       && python3 bench-compare/noise_fit.py /tmp/perfbench-noise/runs
 #
-# One release build of verdict-suite/ (three workloads whose work grows by PERFBENCH_SLOWDOWN),
+# One release build of verdict-suite/ (three workloads whose work grows by PERFBENCH_SLOWDOWN,
+# except in the copy the baseline keeps, which a confirmation measures as the baseline's build),
 # one saved baseline of the unchanged code (`--save-baseline ref`, BASE_RUNS times: a baseline
 # saved again from the same build keeps its earlier runs), then for each slowdown RUNS
 # runs of the same binary compared with that baseline (`--baseline ref`), one after another as

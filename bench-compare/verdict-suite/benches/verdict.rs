@@ -1,12 +1,20 @@
 //! Three workloads for `bench-compare/verdict.sh`: pure computation, a memory scan and a sort.
 //! `PERFBENCH_SLOWDOWN=0.25` makes each do 25% more work (the knob is read once, at run time).
+//! The copy of this binary that `--save-baseline` keeps (`<suite>.exe` in the baseline's
+//! directory) is the baseline's build: it does the unchanged work whatever the knob says, as the
+//! baseline's code would when a run measures it again to confirm a regression (it inherits the
+//! run's environment).
 use perfbench::{black_box, perfbench, Bencher};
 use std::sync::OnceLock;
 
-/// `n` grown by the slowdown the environment asks for.
+/// `n` grown by the slowdown the environment asks for (none in the baseline's kept copy).
 fn scaled(n: u64) -> u64 {
     static SLOWDOWN: OnceLock<f64> = OnceLock::new();
     let s = *SLOWDOWN.get_or_init(|| {
+        let exe = std::env::current_exe().unwrap_or_default();
+        if exe.extension().is_some_and(|e| e == "exe") {
+            return 0.0;
+        }
         std::env::var("PERFBENCH_SLOWDOWN")
             .ok()
             .and_then(|v| v.parse().ok())

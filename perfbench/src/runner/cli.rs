@@ -219,7 +219,7 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     (
         "no-confirm",
         "",
-        "Report a regression as this run measured it (default, against a saved baseline: a regressed benchmark is measured again in up to four fresh processes, and judged over all)",
+        "Report a regression as this run measured it (default, against a saved baseline: a regressed benchmark, or one slower by more than half the threshold, is measured again in up to four fresh processes, and judged over all)",
     ),
     (
         "paired",
