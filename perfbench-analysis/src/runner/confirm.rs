@@ -595,6 +595,43 @@ mod tests {
     }
 
     #[test]
+    fn the_baselines_fresh_processes_are_kept_or_a_note_says_why_not() {
+        let dir = std::env::temp_dir().join(format!("perfbench-keep-runs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Store::new(&dir);
+        let saved = crate::model::fixtures::synthetic_report();
+        let suite = saved.suite.clone();
+        let again = [vec![bench("g/x", vec![counter("wall-time", None)])]];
+        let mut said = String::new();
+        // A directory that is not empty where the baseline's file goes: no rename replaces
+        // it, not even root's (whom a read-only directory would not stop).
+        let blocked = store.baseline_path("ref", &suite);
+        std::fs::create_dir_all(blocked.join("kept")).unwrap();
+        keep_baseline_runs(&store, "ref", &suite, &saved, &again, &mut |t| said += t);
+        assert!(
+            said.contains("note: cannot add the baseline's fresh processes to baseline `ref`"),
+            "{said}"
+        );
+        assert!(
+            blocked.join("kept").is_dir(),
+            "what was there is left as it was"
+        );
+        // Where it can be written, the fresh process is the baseline's newest earlier run.
+        said.clear();
+        keep_baseline_runs(&store, "ok", &suite, &saved, &again, &mut |t| said += t);
+        assert_eq!(said, "");
+        let kept = store.baseline("ok", &suite).unwrap();
+        assert_eq!(kept.earlier_runs.len(), saved.earlier_runs.len() + 1);
+        assert!(kept.earlier_runs[0].benchmarks.contains_key("g/x"));
+        // Nothing measured, nothing written.
+        keep_baseline_runs(&store, "none", &suite, &saved, &[vec![]], &mut |t| {
+            said += t
+        });
+        assert!(!store.baseline_path("none", &suite).exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_binary_that_does_not_serve_the_stream_is_an_error_with_its_words() {
         // `sh -c` stands in for a binary that ends without connecting.
         let line: Vec<OsString> = ["-c", "echo 'no such flag' >&2; exit 3", "sh"]
