@@ -501,6 +501,11 @@ impl Group {
     /// let (mut a, mut b) = (Reading::with_len(group.len()), Reading::with_len(group.len()));
     /// let mut pages = AnonMapping::new(6)?;
     /// AnonMapping::new(1)?.touch_every_page(); // runs the code once: its own pages are in
+    /// // Once into each, so that no first write into a fresh heap page (a page fault) lands
+    /// // between the two readings.
+    /// for r in [&mut times0, &mut times1, &mut a, &mut b] {
+    ///     group.read(r)?;
+    /// }
     /// group.reset()?;
     /// group.enable()?;
     /// group.read(&mut times0)?; // the times at the start of the stretch
