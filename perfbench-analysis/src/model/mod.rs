@@ -72,8 +72,8 @@ pub struct Report {
     pub build: Option<Build>,
     /// Earlier runs of the same build, newest first: kept with a saved baseline; in a run's own
     /// report, the fresh processes that measured its regressed benchmarks (and near misses)
-    /// again to confirm the regression (only those benchmarks). Each counter's round figures, which a comparison with
-    /// this document pools with its own (see [`EarlierRun`]).
+    /// again to confirm the regression (only those benchmarks). Each counter's round figures,
+    /// which a comparison with this document pools with its own (see [`EarlierRun`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub earlier_runs: Vec<EarlierRun>,
 }

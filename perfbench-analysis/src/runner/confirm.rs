@@ -83,12 +83,13 @@ impl Again {
 }
 
 /// Confirms the regressions and near misses of `results` (see the [module
-/// documentation](self)): measures those benchmarks again in a fresh process of this build and, where the baseline (`saved`)
-/// would then have fewer processes of them, of the baseline's build (`base_exe`), and `judge`s
-/// each over all its processes so far (given: this build's fresh ones, the baseline's); up to
-/// [`MOST_AGAIN`] times while they still read regressed or near it ([`changed`]). `say` prints: a line before
-/// measuring, and after it each regressed counter's change in this process and over all of
-/// them, or why it could not be measured again. The fresh processes.
+/// documentation](self)): measures those benchmarks again in a fresh process of this build
+/// and, where the baseline (`saved`) would then have fewer processes of them, of the baseline's
+/// build (`base_exe`), and `judge`s each over all its processes so far (given: this build's
+/// fresh ones, the baseline's); up to [`MOST_AGAIN`] times while they still read regressed or
+/// near it ([`changed`]). `say` prints: a line before measuring, and after it the change of
+/// each counter that regressed or nearly did, in this process and over all of them, or why it
+/// could not be measured again. The fresh processes.
 pub(super) fn confirm_changes(
     suite: &StreamedSuite,
     base_exe: &Path,
@@ -228,15 +229,17 @@ pub(super) struct Regressed {
 impl Regressed {
     /// The counters of `b` judged regressed or near it.
     fn of(b: &Benchmark) -> Regressed {
-        let counters = b.counters.iter().filter(|c| to_confirm(c).is_some());
+        let judged: Vec<(&CounterResult, Verdict)> = b
+            .counters
+            .iter()
+            .filter_map(|c| Some((c, to_confirm(c)?)))
+            .collect();
         Regressed {
             id: b.id.clone(),
-            regressed: b
-                .counters
+            regressed: judged.iter().any(|&(_, v)| v == Verdict::Regressed),
+            counters: judged
                 .iter()
-                .any(|c| to_confirm(c) == Some(Verdict::Regressed)),
-            counters: counters
-                .map(|c| (c.name.clone(), c.change.as_ref().and_then(|ch| ch.ratio)))
+                .map(|(c, _)| (c.name.clone(), c.change.as_ref().and_then(|ch| ch.ratio)))
                 .collect(),
             more: 0,
             more_base: 0,
