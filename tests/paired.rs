@@ -98,21 +98,25 @@ fn serial() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// `--save-baseline` keeps the executable; `--paired` runs it beside this one, in fresh
-/// processes each round, and with `--null-control` a third.
+/// `--save-baseline` keeps the executable (with `--no-confirm`, from the run's one process);
+/// `--paired` runs it beside this one, in fresh processes each round, and with
+/// `--null-control` a third.
 #[test]
 fn a_saved_baseline_is_paired_with_this_build() {
     let _serial = serial();
     let s = Scratch::new("saved");
     let exe = s.copy("build");
-    let o = s.run(
-        &exe,
-        &args(&["--bench", "spin", "--save-baseline", "main"]),
-        &[],
-    );
+    // `--no-confirm`: saved from this run's one process, nothing measured again.
+    let line = ["--bench", "spin", "--save-baseline", "main", "--no-confirm"];
+    let o = s.run(&exe, &args(&line), &[]);
     assert!(o.status.success(), "{}", text(&o));
+    assert!(!text(&o).contains("fresh process"), "{}", text(&o));
     let saved = s.dir.join("target/perfbench/baselines/main/fixture.exe");
     assert!(saved.is_file(), "{}", text(&o));
+    let runs = s
+        .report("target/perfbench/baselines/main/fixture.json")
+        .runs();
+    assert_eq!(runs, 1, "{}", text(&o));
     let json = s.dir.join("paired.json");
     let o = s.run(
         &exe,
@@ -157,15 +161,17 @@ fn a_saved_baseline_is_paired_with_this_build() {
 /// A run compared with a baseline measures a regressed benchmark again in fresh processes before
 /// it reports the regression, and keeps their figures (this build's in its report, the
 /// baseline's build's in the baseline): a process that sat slow for its whole life is not a
-/// regression (one more process says so), a slower build is (four more, and the baseline's
-/// build until it has as many), and with `--no-confirm` the first process's change stands.
+/// regression (one more process says so, and a paired run of both builds), a slower build is
+/// (four more, and the baseline's build until it has as many), a slowdown only a paired run sees
+/// is found by it, and with `--no-confirm` the first process's change stands.
 #[test]
 fn a_regression_is_confirmed_in_fresh_processes() {
     let _serial = serial();
     let s = Scratch::new("confirm");
     let (base, slow) = (s.copy("base"), s.copy("slow"));
-    // The baseline's floor from the fastest of three processes.
-    for _ in 0..3 {
+    // The baseline's floor from the fastest of three processes: two saves, the first of which
+    // measured a second process (a baseline is never saved from one process alone).
+    for save in 0..2 {
         let line = [
             "--bench",
             "spin",
@@ -175,6 +181,8 @@ fn a_regression_is_confirmed_in_fresh_processes() {
         ];
         let o = s.run(&base, &args(&line), &[]);
         assert!(o.status.success(), "{}", text(&o));
+        let second = "once more in a fresh process for the baseline";
+        assert_eq!(text(&o).contains(second), save == 0, "{}", text(&o));
     }
     let baseline_runs = || {
         s.report("target/perfbench/baselines/main/fixture.json")
@@ -219,7 +227,27 @@ fn a_regression_is_confirmed_in_fresh_processes() {
         stdout.contains("with 1 more of this build: unchanged"),
         "{all}"
     );
+    // What the fresh processes left unchanged, a paired run of both builds settles: unchanged.
+    assert!(
+        stdout.contains("Pairing 1 benchmark the fresh processes left unchanged"),
+        "{all}"
+    );
+    assert!(stdout.contains("paired ["), "{all}");
+    assert_eq!(paired_method(&s), Some(Method::Paired), "{all}");
     // The baseline had more processes than this build's side: its build was not measured.
+    assert_eq!(baseline_runs(), 3, "{all}");
+    std::fs::remove_file(&once).unwrap();
+    // A slowdown the fresh processes do not see (this copy is slow as a paired run's worker
+    // only): the paired run finds it, and its change stands.
+    let slow_worker = [
+        ("PAIRED_FIXTURE_SLOW_ONCE", once.as_path()),
+        ("PAIRED_FIXTURE_SLOW_WORKER", base.as_path()),
+    ];
+    let (verdict, again, stdout, all) = judged(&base, &[], &slow_worker);
+    assert_eq!((verdict, again), (Verdict::Regressed, 1), "{all}");
+    assert!(stdout.contains("with the fresh processes, +"), "{all}");
+    assert!(stdout.contains("]: regressed"), "{all}");
+    assert_eq!(paired_method(&s), Some(Method::Paired), "{all}");
     assert_eq!(baseline_runs(), 3, "{all}");
     std::fs::remove_file(&once).unwrap();
     let (verdict, again, stdout, all) = judged(&base, &["--no-confirm"], &slow_once);
@@ -252,6 +280,13 @@ fn a_regression_is_confirmed_in_fresh_processes() {
         text(&o)
     );
     assert!(o.stdout.is_empty(), "{}", text(&o));
+}
+
+/// The method of `spin`'s wall-time change in the scratch directory's `run.json`.
+fn paired_method(s: &Scratch) -> Option<Method> {
+    let report = s.report("run.json");
+    let wall = report.bench("fixture/spin")?.counter("wall-time")?;
+    wall.change.map(|c| c.method)
 }
 
 /// A build made ten times slower is regressed, and the run fails with

@@ -420,6 +420,7 @@ fn a_report_shows_the_comparison_it_recorded() {
         machine: r.machine.clone(),
         warnings: vec![],
         runs: 1,
+        build: None,
     });
     let change = |ratio: f64, verdict: Verdict| Change {
         baseline: 1000.0,

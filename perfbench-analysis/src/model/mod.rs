@@ -184,6 +184,11 @@ pub struct BaselineRef {
     /// [`Report::runs`]).
     #[serde(default = "one_run")]
     pub runs: u32,
+    /// The build the baseline's report names ([`Report::build`]), so that `perfbench compare`
+    /// can tell the baseline this run was judged against: where that is the BASE it is given,
+    /// the changes a paired run settled in this run stand (no pair of reports recomputes them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<Build>,
 }
 
 /// A reference written before it could hold several runs held one.

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use super::compared::{add_changes, reference, thresholds};
 use super::stream::{self, Hello};
-use super::{confirm, paired, simulate};
+use super::{confirm, paired, save, simulate, undecided};
 use crate::baseline::Store;
 use crate::history::{Build, History};
 use crate::model::{self, Benchmark, Config, CounterResult, Derived, Outcome, Report, Sampling};
@@ -268,9 +268,20 @@ fn analysed_run(
             let judge = |r: &mut Benchmark, new: &[&Benchmark], old: &[&Benchmark]| {
                 add_changes(r, base, &thresholds(own(&r.id), args), new, old)
             };
+            let asked = undecided::asked(&results);
             confirmed =
                 confirm::confirm_changes(again, &base_exe, base, &mut results, &mut say, judge);
             confirm::keep_baseline_runs(&store, &b.name, suite, base, &confirmed.base, &mut say);
+            undecided::pair_undecided(
+                &asked,
+                &again.exe,
+                &base_exe,
+                &b.name,
+                suite,
+                args,
+                &mut results,
+                &mut say,
+            );
         }
     }
     // The report lists the benchmarks in the order they were selected, whichever finished first.
@@ -298,7 +309,7 @@ fn analysed_run(
     }
     let written = write_reports(&store, suite, args, &report, &json, reference.as_ref());
     let saved = match &args.save_baseline {
-        Some(name) => save_baseline(&store, name, suite, args, &report, &json),
+        Some(name) => save::save_baseline(&store, name, suite, args, &report, &json, again),
         None => true,
     };
     if !(written && saved) {
@@ -442,6 +453,7 @@ fn suite_report(
         perfbench_version: base.perfbench_version.clone(),
         machine: base.machine.clone(),
         runs: u32::try_from(base.runs()).unwrap_or(u32::MAX),
+        build: base.build,
     });
     report.build = build;
     report
@@ -469,44 +481,6 @@ fn write_reports(
         }
     }
     ok & write_html(report, reference.map(|(_, b)| b), args)
-}
-
-/// Saves the run as baseline `name` with the benchmark executable (for `--paired NAME`); saved
-/// again from the same build, the baseline keeps the runs it had. False, after saying why,
-/// when it could not be saved.
-fn save_baseline(
-    store: &Store,
-    name: &str,
-    suite: &str,
-    args: &Args,
-    report: &Report,
-    json: &str,
-) -> bool {
-    let kept = store.baseline(name, suite).ok();
-    let (json, runs) = with_earlier_runs(report, kept.as_ref(), json);
-    let saved = store.save_baseline(name, suite, &json).and_then(|path| {
-        let exe = perfbench::runner::bench_exe().ok_or_else(|| {
-            std::io::Error::new(std::io::ErrorKind::NotFound, "no benchmark executable")
-        })?;
-        store.save_executable(name, suite, &exe).map(|_| path)
-    });
-    match saved {
-        Ok(path) => {
-            if args.format != Format::Json {
-                let runs = if runs > 1 {
-                    format!(" ({runs} runs of this build)")
-                } else {
-                    String::new()
-                };
-                eprintln!("saved baseline `{name}`{runs}: {}", path.display());
-            }
-            true
-        }
-        Err(e) => {
-            eprintln!("error: cannot save baseline `{name}`: {e}");
-            false
-        }
-    }
 }
 
 /// `results` in `chosen`'s order (any not chosen last, in their order).
@@ -544,19 +518,6 @@ pub(crate) fn analysed(mut bench: Benchmark, linear: bool, band: f64) -> Benchma
     }
     bench.derived = derived_metrics(&bench.counters, &StatsConfig::default());
     bench
-}
-
-/// The document to keep for `report` (whose JSON is `json`) and how many runs it holds:
-/// `json` itself, or, where `older` is a run of the same build
-/// ([`Report::keep_earlier_runs`]), the report with `older`'s runs.
-fn with_earlier_runs(report: &Report, older: Option<&Report>, json: &str) -> (String, usize) {
-    if let Some(older) = older {
-        let mut kept = report.clone();
-        if kept.keep_earlier_runs(older) {
-            return (model::json::to_json(&kept), kept.runs());
-        }
-    }
-    (json.to_owned(), 1)
 }
 
 /// Writes the HTML report of a finished run to `target/perfbench/report/`:

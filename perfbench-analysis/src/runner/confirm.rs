@@ -30,7 +30,8 @@
 //! baseline's in the saved baseline (only the benchmarks they measured, [`EarlierRun`]), so
 //! that `perfbench compare` of the two judges as the run did. An improvement is not measured
 //! again; nor is anything without a saved baseline's executable (the previous run, a baseline
-//! saved without one). `--no-confirm` turns it off.
+//! saved without one). What the fresh processes leave unchanged is measured once more as a
+//! paired run ([`super::undecided`]). `--no-confirm` turns both off.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -252,7 +253,7 @@ impl Regressed {
 /// `Some(Unchanged)` for a near miss (a time or cycle counter judged unchanged, slower by more
 /// than [`NEAR`] times its threshold). An improvement is not measured again: pooled with
 /// another process, the new side's floor can only come down.
-fn to_confirm(c: &CounterResult) -> Option<Verdict> {
+pub(super) fn to_confirm(c: &CounterResult) -> Option<Verdict> {
     let ch = c.change.as_ref()?;
     let kind = CounterKind::of(&c.name);
     let near = || {

@@ -10,8 +10,10 @@ mod analyse;
 mod compared;
 mod confirm;
 pub mod paired;
+mod save;
 pub mod simulate;
 mod stream;
+mod undecided;
 
 pub(crate) use analyse::{
     derived_metrics, failed_and_regressed, machine_info, run_config, write_html,

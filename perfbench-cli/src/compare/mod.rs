@@ -26,7 +26,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use perfbench_analysis::model::file::{self, LoadError};
-use perfbench_analysis::model::{Benchmark, CounterResult, Outcome, Report, Verdict};
+use perfbench_analysis::model::{
+    Benchmark, Change, CounterResult, Method, Outcome, Report, Verdict,
+};
 use perfbench_analysis::stats;
 use perfbench_analysis::verdict::{
     as_runs, counter_change_over_runs, counter_runs, BenchComparison, Comparison,
@@ -501,6 +503,7 @@ fn compare_bench(
             counters: Vec::new(),
         };
     }
+    let judged_here = judged_against(new_report, base_report);
     let mut counters: Vec<CounterComparison> = new
         .counters
         .iter()
@@ -509,6 +512,8 @@ fn compare_bench(
                 (b, &base_report.earlier_figures(&base.id, &b.name)),
                 (n, &new_report.earlier_figures(&new.id, &n.name)),
                 settings,
+                n.change
+                    .filter(|c| judged_here && c.method == Method::Paired),
             ),
             None => CounterComparison {
                 name: n.name.clone(),
@@ -550,17 +555,29 @@ fn figure(c: &CounterResult) -> Option<Figure> {
     })
 }
 
-/// One counter, each side with the round figures of its earlier runs of the same build.
+/// Whether `new_report` was judged as it ran against `base_report` itself: the baseline it
+/// names has `base_report`'s build ([`BaselineRef::build`](perfbench_analysis::model::BaselineRef::build)).
+fn judged_against(new_report: &Report, base_report: &Report) -> bool {
+    let named = new_report.baseline.as_ref().and_then(|b| b.build);
+    named.is_some() && named == base_report.build
+}
+
+/// One counter, each side with the round figures of its earlier runs of the same build;
+/// `paired`: the change a paired run settled as the new side ran against this very baseline
+/// (`runner::undecided`), which stands: no pair of reports recomputes it.
 fn compare_counter(
     (base, base_earlier): (&CounterResult, &[&[f64]]),
     (new, new_earlier): (&CounterResult, &[&[f64]]),
     settings: &Settings,
+    paired: Option<Change>,
 ) -> CounterComparison {
-    let (presence, reason, change) =
-        match counter_change_over_runs(base, base_earlier, new, new_earlier, settings) {
+    let (presence, reason, change) = match paired {
+        Some(change) => (Presence::Compared, None, Some(change)),
+        None => match counter_change_over_runs(base, base_earlier, new, new_earlier, settings) {
             Ok(change) => (Presence::Compared, None, Some(change)),
             Err(reason) => (Presence::NotComparable, Some(reason), None),
-        };
+        },
+    };
     // With rounds on both sides the change compares the floors (over each side's runs): show
     // those.
     let floor = |c: &CounterResult, earlier: &[&[f64]]| {

@@ -625,3 +625,83 @@ fn a_figure_below_zero_reads_as_below_resolution_in_the_comparison() {
         .unwrap_or_else(|| panic!("no row for the changed counter\n{text}"));
     assert!(line.contains("-> 0 ns (below resolution)"), "{line}");
 }
+
+#[test]
+fn a_paired_change_the_run_settled_stands_against_its_own_baseline_only() {
+    use perfbench_analysis::model::{BaselineRef, Build, Change, Method};
+    let mut base = synthetic_report();
+    base.build = Some(Build {
+        len: 1,
+        modified_ns: 2,
+        inode: 3,
+    });
+    // 5% slower by the samples: unchanged against wall time's threshold here.
+    let mut new = scaled(base.clone(), "math/sum/4096", "wall-time", 1.05);
+    new.build = Some(Build {
+        modified_ns: 9,
+        ..base.build.unwrap()
+    });
+    let paired = Change {
+        baseline: 100.0,
+        ratio: Some(1.30),
+        ci_low: Some(1.29),
+        ci_high: Some(1.31),
+        p_value: 0.001,
+        threshold: 0.25,
+        verdict: Verdict::Regressed,
+        method: Method::Paired,
+    };
+    let b = new.benchmarks.iter_mut().find(|b| b.id == "math/sum/4096");
+    let c = b
+        .unwrap()
+        .counters
+        .iter_mut()
+        .find(|c| c.name == "wall-time");
+    c.unwrap().change = Some(paired);
+    new.baseline = Some(BaselineRef {
+        name: "main".into(),
+        perfbench_version: base.perfbench_version.clone(),
+        machine: base.machine.clone(),
+        warnings: Vec::new(),
+        runs: 1,
+        build: base.build,
+    });
+    let judged = |base: &Report, new: &Report| {
+        let cmp = compare(
+            &side(base.clone()),
+            &side(new.clone()),
+            &Settings::default(),
+        )
+        .unwrap();
+        counter(&cmp, "math/sum/4096", "wall-time").change.unwrap()
+    };
+    // Against the baseline the run was judged against: the paired change stands.
+    assert_eq!(judged(&base, &new), paired);
+    // Against another build of the baseline's code: judged by the runs.
+    let mut other = base.clone();
+    other.build = Some(Build {
+        inode: 4,
+        ..base.build.unwrap()
+    });
+    let by_runs = judged(&other, &new);
+    assert_eq!(
+        (by_runs.verdict, by_runs.method),
+        (Verdict::Unchanged, Method::Separate)
+    );
+    // A report that names no build of its baseline, or a change of another method: by the runs.
+    let mut unnamed = new.clone();
+    unnamed.baseline.as_mut().unwrap().build = None;
+    assert_eq!(judged(&base, &unnamed).verdict, Verdict::Unchanged);
+    let mut separate = new.clone();
+    let b = separate
+        .benchmarks
+        .iter_mut()
+        .find(|b| b.id == "math/sum/4096");
+    let c = b
+        .unwrap()
+        .counters
+        .iter_mut()
+        .find(|c| c.name == "wall-time");
+    c.unwrap().change.as_mut().unwrap().method = Method::Separate;
+    assert_eq!(judged(&base, &separate).verdict, Verdict::Unchanged);
+}

@@ -70,7 +70,8 @@ pub struct Args {
     /// `--fail-on-regression`: exit 1 when any counter regressed.
     pub fail_on_regression: bool,
     /// `--no-confirm`: report a regression as this run measured it, without measuring the
-    /// regressed benchmarks again in fresh processes first (the tool's `runner::confirm`).
+    /// regressed benchmarks again in fresh processes first (the tool's `runner::confirm`), nor
+    /// pairing what they leave undecided (`runner::undecided`).
     pub no_confirm: bool,
     /// `--perfbench-only=ID`, repeatable (not in `--help`): of the benchmarks the rest of the
     /// line selects, only these run. The `perfbench` tool adds it, with the line it was given,
@@ -219,7 +220,7 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     (
         "no-confirm",
         "",
-        "Report a regression as this run measured it (default, against a saved baseline: a regressed benchmark, or one slower by more than half the threshold, is measured again in up to four fresh processes, and judged over all)",
+        "Report a regression as this run measured it (default, against a saved baseline: a regressed benchmark, or one slower by more than half the threshold, is measured again in up to four fresh processes, and judged over all; what they leave unchanged, once more as a paired run)",
     ),
     (
         "paired",

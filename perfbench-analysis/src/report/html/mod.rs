@@ -656,6 +656,7 @@ pub fn write_run(dir: &Path, reports_dir: &Path, run: SuiteInput<'_>) -> io::Res
 ///     machine: run.machine.clone(),
 ///     warnings: Vec::new(),
 ///     runs: 1,
+///     build: None,
 /// });
 /// assert_eq!(find_baseline(&store.latest_path("quickstart"), &run), Some(report));
 /// # std::fs::remove_dir_all(&dir)?;

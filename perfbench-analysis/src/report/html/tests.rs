@@ -201,6 +201,7 @@ fn a_compared_run_shows_regressions_then_improvements_then_everything() {
         machine: r.machine.clone(),
         warnings: vec!["kernel: \"6.1\" vs \"6.2\"".into()],
         runs: 3,
+        build: None,
     });
     with_change(&mut r.benchmarks[1].counters[0], 0.8, Verdict::Improved);
     with_change(&mut r.benchmarks[0].counters[1], 1.5, Verdict::Regressed);
@@ -429,6 +430,7 @@ fn a_compared_run_shows_what_changed_in_a_differential_flame_graph() {
         machine: r.machine.clone(),
         warnings: Vec::new(),
         runs: 1,
+        build: None,
     });
     // sum's `add` one instruction longer per iteration: instructions regressed, branches not.
     let sum = &mut r.benchmarks[1];
@@ -491,5 +493,6 @@ pub(super) fn compared_with(r: &mut Report, name: &str) {
         machine: r.machine.clone(),
         warnings: vec![],
         runs: 1,
+        build: None,
     });
 }

@@ -199,6 +199,7 @@ fn changes_since_the_baseline_show_per_counter_and_in_the_summary() {
         machine: suite.machine.clone(),
         warnings: vec!["kernel: \"6.1\" vs \"6.2\"".into()],
         runs: 1,
+        build: None,
     });
     let out = render(&suite, plain(Format::Pretty));
     let line = out

@@ -26,7 +26,7 @@ use std::time::Duration;
 use super::{derived_metrics, machine_info, run_config};
 
 use crate::baseline::Store;
-use crate::model::{self, Benchmark, CounterResult, Outcome, Report, Throughput, Verdict};
+use crate::model::{self, Benchmark, Config, CounterResult, Outcome, Report, Throughput, Verdict};
 use crate::report;
 use crate::stats::{self, StatsConfig};
 use crate::verdict::CompareSettings as _;
@@ -132,17 +132,125 @@ fn protocol_fix(builds: &Builds) -> String {
 }
 
 fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
+    let store = Store::new(output_dir());
+    let suite = suite_name(builds);
+    let _lock = if builds.write_latest {
+        store
+            .lock(&suite, |path| {
+                eprintln!(
+                    "note: another run of suite `{suite}` holds {}; waiting for it to finish",
+                    path.display()
+                )
+            })
+            .ok()
+    } else {
+        None
+    };
+    let paired = pair(builds, args)?;
+    let style = report::terminal::Style {
+        format: args.format,
+        color: report::terminal::color_wanted(),
+    };
+    let mut reporter = report::terminal::TerminalReporter::new(style);
+    for (id, counter, ratio) in &paired.refused {
+        eprintln!(
+            "note: {id}: {counter}: no verdict: the null control (the new build against \
+             itself) moved {} in the same run, so this machine cannot judge it now",
+            ratio.map_or("beyond its threshold".to_owned(), |r| {
+                format!("by {:+.2}%", (r - 1.0) * 100.0)
+            })
+        );
+    }
+    if args.format != Format::Json {
+        for r in &paired.results {
+            print!("{}", reporter.bench_done(r));
+        }
+        let _ = std::io::stdout().flush();
+    }
+    let refusals = paired.refused.len();
+    let results = paired.results;
+    let base_results = paired.base_results;
+    let config = paired.config;
+    let machine = Machine::cached();
+    let mut suite_result = Report::new(&suite, machine_info(machine, &results), config, results);
+    suite_result.baseline = Some(model::BaselineRef {
+        name: builds.base_name.clone(),
+        perfbench_version: env!("CARGO_PKG_VERSION").to_owned(),
+        machine: suite_result.machine.clone(),
+        warnings: Vec::new(),
+        runs: 1,
+        build: None,
+    });
+    let json = model::json::to_json(&suite_result);
+    if args.format == Format::Json {
+        println!("{json}");
+    } else {
+        print!("{}", reporter.finish(&suite_result));
+    }
+    let latest = (builds.write_latest && !args.discard_baseline).then(|| store.latest_path(&suite));
+    for path in latest.into_iter().chain(args.json.clone()) {
+        if let Err(e) = model::file::write_atomic(&path, json.as_bytes()) {
+            return Err(format!(
+                "cannot write the JSON report to {}: {e}",
+                path.display()
+            ));
+        }
+    }
+    // The baseline build's samples of this run, overlaid on the pages.
+    let base_report = Report::new(
+        &suite,
+        suite_result.machine.clone(),
+        suite_result.config.clone(),
+        base_results,
+    );
+    if builds.write_latest && !super::write_html(&suite_result, Some(&base_report), args) {
+        return Ok(ExitCode::from(2));
+    }
+    let (failed, regressed) = super::failed_and_regressed(&suite_result);
+    if failed || (args.fail_on_regression && regressed) {
+        return Ok(ExitCode::from(1));
+    }
+    if args.fail_on_regression && refusals > 0 {
+        eprintln!(
+            "error: the null control refused {refusals} verdict(s): a regression cannot be ruled \
+             out on this machine now"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The new build's name for the suite, for both builds: ids match whatever the files are
+/// called.
+fn suite_name(builds: &Builds) -> String {
+    builds
+        .suite
+        .clone()
+        .unwrap_or_else(|| perfbench::runner::suite_of(Some(&builds.new)))
+}
+
+/// What a paired run measured ([`pair`]).
+pub(crate) struct Paired {
+    /// The run's configuration.
+    pub(crate) config: Config,
+    /// The new build's benchmarks, each counter's `change` the paired verdict.
+    pub(crate) results: Vec<Benchmark>,
+    /// The baseline build's side of them (their samples).
+    pub(crate) base_results: Vec<Benchmark>,
+    /// Per benchmark id, the counters whose verdict the null control refused, with the null
+    /// comparison's ratio.
+    pub(crate) refused: Vec<(String, String, Option<f64>)>,
+}
+
+/// Measures the benchmarks `args` selects in both `builds`, alternately (the [module
+/// documentation](self)), and judges them; prints nothing but the notes on benchmarks only one
+/// build has and the progress on a terminal.
+pub(crate) fn pair(builds: &Builds, args: &Args) -> Result<Paired, String> {
     let timeout = Duration::from_secs_f64(
         args.worker_timeout
             .unwrap_or(DEFAULT_WORKER_TIMEOUT_S)
             .max(0.001),
     );
-    // The new build's name for the suite, for both builds: ids match whatever the files are
-    // called.
-    let suite = builds
-        .suite
-        .clone()
-        .unwrap_or_else(|| perfbench::runner::suite_of(Some(&builds.new)));
     // A paired run's plan is fixed (its driver decides every sample): a fixed plan's defaults.
     let fixed = Args {
         precision: Some(0.0),
@@ -170,7 +278,7 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
     let mut driver = Driver {
         scratch: std::env::temp_dir().join(format!("perfbench-paired-{}", std::process::id())),
         builds: builds.clone(),
-        suite: suite.clone(),
+        suite: suite_name(builds),
         timeout,
         sides: Vec::new(),
         args: args.clone(),
@@ -222,19 +330,6 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
     if common == 0 {
         eprintln!("note: no benchmark selected");
     }
-    let store = Store::new(output_dir());
-    let _lock = if builds.write_latest {
-        store
-            .lock(&suite, |path| {
-                eprintln!(
-                    "note: another run of suite `{suite}` holds {}; waiting for it to finish",
-                    path.display()
-                )
-            })
-            .ok()
-    } else {
-        None
-    };
     let mut benches: Vec<PairedJob> = new_chosen
         .into_iter()
         .filter(|b| in_base(&b.id))
@@ -301,80 +396,22 @@ fn drive(builds: &Builds, args: &Args) -> Result<ExitCode, String> {
     if let Some(allowed) = allowed.as_deref() {
         let _ = sys::set_thread_affinity(allowed);
     }
-    let style = report::terminal::Style {
-        format: args.format,
-        color: report::terminal::color_wanted(),
+    let mut paired = Paired {
+        config,
+        results: Vec::new(),
+        base_results: Vec::new(),
+        refused: Vec::new(),
     };
-    let mut reporter = report::terminal::TerminalReporter::new(style);
-    let mut results = Vec::new();
-    let mut base_results = Vec::new();
-    let mut refusals = 0;
     for b in benches {
         let id = b.listed.id.clone();
         let done = driver.result(b);
-        for (counter, ratio) in &done.refused {
-            refusals += 1;
-            eprintln!(
-                "note: {id}: {counter}: no verdict: the null control (the new build against \
-                 itself) moved {} in the same run, so this machine cannot judge it now",
-                ratio.map_or("beyond its threshold".to_owned(), |r| {
-                    format!("by {:+.2}%", (r - 1.0) * 100.0)
-                })
-            );
+        for (counter, ratio) in done.refused {
+            paired.refused.push((id.clone(), counter, ratio));
         }
-        if args.format != Format::Json {
-            print!("{}", reporter.bench_done(&done.result));
-            let _ = std::io::stdout().flush();
-        }
-        results.push(done.result);
-        base_results.extend(done.base);
+        paired.results.push(done.result);
+        paired.base_results.extend(done.base);
     }
-    let machine = Machine::cached();
-    let mut suite_result = Report::new(&suite, machine_info(machine, &results), config, results);
-    suite_result.baseline = Some(model::BaselineRef {
-        name: builds.base_name.clone(),
-        perfbench_version: env!("CARGO_PKG_VERSION").to_owned(),
-        machine: suite_result.machine.clone(),
-        warnings: Vec::new(),
-        runs: 1,
-    });
-    let json = model::json::to_json(&suite_result);
-    if args.format == Format::Json {
-        println!("{json}");
-    } else {
-        print!("{}", reporter.finish(&suite_result));
-    }
-    let latest = (builds.write_latest && !args.discard_baseline).then(|| store.latest_path(&suite));
-    for path in latest.into_iter().chain(args.json.clone()) {
-        if let Err(e) = model::file::write_atomic(&path, json.as_bytes()) {
-            return Err(format!(
-                "cannot write the JSON report to {}: {e}",
-                path.display()
-            ));
-        }
-    }
-    // The baseline build's samples of this run, overlaid on the pages.
-    let base_report = Report::new(
-        &suite,
-        suite_result.machine.clone(),
-        suite_result.config.clone(),
-        base_results,
-    );
-    if builds.write_latest && !super::write_html(&suite_result, Some(&base_report), args) {
-        return Ok(ExitCode::from(2));
-    }
-    let (failed, regressed) = super::failed_and_regressed(&suite_result);
-    if failed || (args.fail_on_regression && regressed) {
-        return Ok(ExitCode::from(1));
-    }
-    if args.fail_on_regression && refusals > 0 {
-        eprintln!(
-            "error: the null control refused {refusals} verdict(s): a regression cannot be ruled \
-             out on this machine now"
-        );
-        return Ok(ExitCode::from(2));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(paired)
 }
 
 /// `--paired NAME` from a bench executable: baseline NAME's saved executable against this one.

@@ -391,6 +391,7 @@ fn a_group_of_one_or_of_nothing_to_compare_gets_no_plot() {
         machine: alone.machine.clone(),
         warnings: vec![],
         runs: 1,
+        build: None,
     });
     let index = index(&[&alone]).html;
     assert!(!index.contains("<h3>Groups</h3>"));

@@ -1,0 +1,333 @@
+//! What the fresh processes of a confirmation leave undecided, settled by a paired run of both
+//! builds.
+//!
+//! Fresh processes bring each side's floor down to its fastest process ([`super::confirm`]),
+//! but which process is fastest is a lottery of its own: on the project's VM the floors of one
+//! build's processes spread over 10% for a pure computation, and the fastest of five moves by a
+//! few percent from one set to the next. A real slowdown just above the threshold (10% against
+//! 8%) then ends its confirmation unchanged in about one run in ten, at +3.5% to +7.9%
+//! (docs/validation.md, "Settled by a paired run"). The floors cannot tell it better; a paired
+//! run can: the baseline's build and this build measured alternately, in fresh processes every
+//! round ([`super::paired`]), judged by the change within each round's pairs, read a 10% slowdown as
+//! +10.0% [+9.5% +10.9%] and unchanged code as -0.1% [-0.5% +0.3%] on the same VM.
+//!
+//! So a benchmark measured again for a time or cycle counter (judged regressed, or a near
+//! miss) that the fresh processes did not confirm regressed is measured once more as a paired
+//! run with `--quick`'s plan, and each of its time and cycle counters judged unchanged is
+//! judged by it as a paired run judges: regressed where the paired change is significant and
+//! its whole interval lies beyond the counter's threshold (the threshold of the run's verdict:
+//! a 5% change against 8% stays unchanged), improved likewise, else unchanged. The paired change replaces the counter's (method
+//! `paired`). A benchmark the fresh processes confirmed regressed is left as it is, and so is
+//! one the run did not measure again.
+
+use std::path::Path;
+
+use super::confirm::to_confirm;
+use super::paired::{self, Builds};
+use crate::model::{Benchmark, Change, Method, Outcome, Verdict};
+use crate::stats::CounterKind;
+use crate::verdict::CompareSettings as _;
+use perfbench::runner::cli::Args;
+
+/// The benchmarks of `results` a confirmation measures again for a time or cycle counter
+/// (judged regressed, or a near miss: [`to_confirm`]), with those counters; asked before the
+/// confirmation, for [`pair_undecided`] after it.
+pub(super) fn asked(results: &[Benchmark]) -> Vec<(String, Vec<String>)> {
+    results
+        .iter()
+        .filter(|b| b.outcome == Outcome::Measured)
+        .map(|b| {
+            let counters = b.counters.iter().filter(|c| {
+                matches!(
+                    CounterKind::of(&c.name),
+                    CounterKind::Time | CounterKind::Cycles
+                ) && to_confirm(c).is_some()
+            });
+            (b.id.clone(), counters.map(|c| c.name.clone()).collect())
+        })
+        .filter(|(_, counters): &(String, Vec<String>)| !counters.is_empty())
+        .collect()
+}
+
+/// The ids of `asked` that the confirmation left undecided in `results`: still measured, no
+/// counter judged regressed but an exact count (which the run reports as it is), and one of
+/// the asked counters judged unchanged.
+fn undecided(asked: &[(String, Vec<String>)], results: &[Benchmark]) -> Vec<String> {
+    asked
+        .iter()
+        .filter(|(id, counters)| {
+            results.iter().any(|b| {
+                &b.id == id
+                    && b.outcome == Outcome::Measured
+                    && !b
+                        .counters
+                        .iter()
+                        .any(|c| to_confirm(c) == Some(Verdict::Regressed))
+                    && counters.iter().any(|name| unchanged(b, name))
+            })
+        })
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+/// Whether counter `name` of `b` is judged unchanged.
+fn unchanged(b: &Benchmark, name: &str) -> bool {
+    b.counter(name)
+        .and_then(|c| c.change.as_ref())
+        .is_some_and(|ch| ch.verdict == Verdict::Unchanged)
+}
+
+/// Pairs the benchmarks of `asked` ([`asked`]) that the confirmation left undecided in
+/// `results` with the baseline's build `base_exe` (the executable baseline `base_name`
+/// keeps), and judges their asked counters judged unchanged by the paired run (the [module
+/// documentation](self)). `exe` is this build, `suite` the suite's name,
+/// `args` the run's command line. `say` prints a line before the paired run and one per
+/// counter after it, or why there is no paired verdict (the counters then keep theirs).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pair_undecided(
+    asked: &[(String, Vec<String>)],
+    exe: &Path,
+    base_exe: &Path,
+    base_name: &str,
+    suite: &str,
+    args: &Args,
+    results: &mut [Benchmark],
+    say: &mut dyn FnMut(&str),
+) {
+    let ids = undecided(asked, results);
+    if ids.is_empty() {
+        return;
+    }
+    let n = ids.len();
+    let s = if n == 1 { "" } else { "s" };
+    say(&format!(
+        "Pairing {n} benchmark{s} the fresh processes left unchanged with the baseline's build \
+         (samples alternating, fresh processes every round), to settle:\n"
+    ));
+    let builds = Builds {
+        base: base_exe.to_owned(),
+        new: exe.to_owned(),
+        base_name: base_name.to_owned(),
+        write_latest: false,
+        suite: Some(suite.to_owned()),
+    };
+    let pair_args = Args {
+        only: Some(ids.clone()),
+        quick: true,
+        rounds: None,
+        null_control: false,
+        json: None,
+        fail_on_regression: false,
+        ..args.clone()
+    };
+    let paired = match paired::pair(&builds, &pair_args) {
+        Ok(paired) => paired,
+        Err(e) => {
+            say(&format!("  no paired verdict: {e}\n"));
+            return;
+        }
+    };
+    for b in results.iter_mut().filter(|b| ids.contains(&b.id)) {
+        let Some(p) = paired.results.iter().find(|p| p.id == b.id) else {
+            say(&format!("  {}: not measured by the paired run\n", b.id));
+            continue;
+        };
+        if p.outcome != Outcome::Measured {
+            say(&format!(
+                "  {}: it {} in the paired run\n",
+                b.id,
+                p.outcome.as_str()
+            ));
+            continue;
+        }
+        let names = asked
+            .iter()
+            .find(|(id, _)| id == &b.id)
+            .map(|(_, names)| names.as_slice())
+            .unwrap_or_default();
+        for c in &mut b.counters {
+            let Some(ch) = c.change.as_mut() else {
+                continue;
+            };
+            if !names.contains(&c.name) || ch.verdict != Verdict::Unchanged {
+                continue;
+            }
+            let Some(pc) = p.counter(&c.name).and_then(|pc| pc.change.as_ref()) else {
+                say(&format!("  {}  {}: no paired change\n", b.id, c.name));
+                continue;
+            };
+            let before = ch.ratio;
+            let significance = args.thresholds.config_for(&c.name).significance;
+            let judged = judge(pc, significance, ch.threshold);
+            *ch = Change {
+                threshold: ch.threshold,
+                verdict: judged,
+                method: Method::Paired,
+                ..*pc
+            };
+            say(&format!(
+                "  {}  {}: {} with the fresh processes, {} paired [{} {}]: {}\n",
+                b.id,
+                c.name,
+                perfbench::units::format_change(before),
+                perfbench::units::format_change(pc.ratio),
+                perfbench::units::format_change(pc.ci_low),
+                perfbench::units::format_change(pc.ci_high),
+                judged.as_str()
+            ));
+        }
+    }
+}
+
+/// The verdict of a paired change against the run's `threshold`, as a paired run judges
+/// against its own: regressed where it is significant (`p_value` below `significance`, 0.05
+/// by default) and its whole interval lies above `1 + threshold`, improved where significant
+/// and wholly below `1 - threshold`, else unchanged (a change read beyond the threshold with an
+/// interval that holds it too is not one the paired run can vouch for).
+fn judge(change: &Change, significance: f64, threshold: f64) -> Verdict {
+    let significant = change.p_value < significance;
+    match (change.ci_low, change.ci_high) {
+        (Some(low), _) if significant && low > 1.0 + threshold => Verdict::Regressed,
+        (_, Some(high)) if significant && high < 1.0 - threshold => Verdict::Improved,
+        _ => Verdict::Unchanged,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CounterResult, Source};
+
+    fn counter(name: &str, verdict: Verdict, ratio: f64) -> CounterResult {
+        CounterResult {
+            name: name.into(),
+            unit: "ns".into(),
+            source: Source::Clock,
+            multiplexed: false,
+            per_iteration: vec![1.0, 2.0],
+            iterations: vec![1, 1],
+            rounds: vec![1, 1],
+            overhead: 0.0,
+            estimate: None,
+            change: Some(Change {
+                baseline: 1.0,
+                ratio: Some(ratio),
+                ci_low: None,
+                ci_high: None,
+                p_value: 0.5,
+                threshold: 0.08,
+                verdict,
+                method: Method::Separate,
+            }),
+        }
+    }
+
+    fn bench(id: &str, counters: Vec<CounterResult>) -> Benchmark {
+        Benchmark {
+            counters,
+            ..Benchmark::new(id, "g", id, None, Outcome::Measured)
+        }
+    }
+
+    #[test]
+    fn what_the_fresh_processes_did_not_confirm_is_paired_and_nothing_else() {
+        let before = [
+            bench("near", vec![counter("wall-time", Verdict::Unchanged, 1.06)]),
+            // Slower by less than half the threshold: not measured again.
+            bench(
+                "quiet",
+                vec![counter("wall-time", Verdict::Unchanged, 1.03)],
+            ),
+            bench(
+                "regressed",
+                vec![
+                    counter("wall-time", Verdict::Regressed, 1.2),
+                    counter("cycles", Verdict::Unchanged, 1.01),
+                ],
+            ),
+            // An exact count is not measured again; its time is.
+            bench(
+                "exact",
+                vec![
+                    counter("instructions", Verdict::Regressed, 1.2),
+                    counter("task-clock", Verdict::Unchanged, 1.07),
+                ],
+            ),
+            // Not a time: measured again, but not paired.
+            bench(
+                "faults",
+                vec![counter("page-faults", Verdict::Regressed, 1.5)],
+            ),
+            bench("faster", vec![counter("wall-time", Verdict::Improved, 0.8)]),
+        ];
+        let asked = asked(&before);
+        let names = |id: &str| asked.iter().find(|(a, _)| a == id).map(|(_, n)| n.clone());
+        assert_eq!(asked.len(), 3, "{asked:?}");
+        assert_eq!(names("near").unwrap(), ["wall-time"]);
+        assert_eq!(names("regressed").unwrap(), ["wall-time"]);
+        assert_eq!(names("exact").unwrap(), ["task-clock"]);
+        // After the fresh processes: `near` still a near miss and `exact`'s time cleared (both
+        // undecided), `regressed` confirmed (left as it is).
+        let mut after = before.clone();
+        after[3].counters[1] = counter("task-clock", Verdict::Unchanged, 1.02);
+        assert_eq!(undecided(&asked, &after), ["near", "exact"]);
+        // `regressed` cleared: undecided too; `near` confirmed: left.
+        after[2].counters[0] = counter("wall-time", Verdict::Unchanged, 1.05);
+        after[0].counters[0] = counter("wall-time", Verdict::Regressed, 1.11);
+        assert_eq!(undecided(&asked, &after), ["regressed", "exact"]);
+        // A benchmark that is no longer measured (it panicked) is not paired.
+        after[2].outcome = Outcome::Panicked;
+        assert_eq!(undecided(&asked, &after), ["exact"]);
+    }
+
+    #[test]
+    fn the_paired_change_is_judged_against_the_runs_threshold() {
+        let paired = |low: f64, ratio: f64, high: f64, p_value: f64| Change {
+            baseline: 1.0,
+            ratio: Some(ratio),
+            ci_low: Some(low),
+            ci_high: Some(high),
+            p_value,
+            threshold: 0.005,
+            verdict: Verdict::Regressed,
+            method: Method::Paired,
+        };
+        let judged = |c: Change, threshold: f64| judge(&c, 0.05, threshold);
+        // A real 10% slowdown read by a paired run: wholly beyond 8%.
+        assert_eq!(
+            judged(paired(1.095, 1.10, 1.105, 0.001), 0.08),
+            Verdict::Regressed
+        );
+        // 5% is below the run's 8%: unchanged, however sure (the paired run's own threshold,
+        // 0.5%, would have flagged it).
+        assert_eq!(
+            judged(paired(1.045, 1.05, 1.055, 0.001), 0.08),
+            Verdict::Unchanged
+        );
+        // Read beyond the threshold, but its interval holds it: unchanged.
+        assert_eq!(
+            judged(paired(1.03, 1.09, 1.15, 0.01), 0.08),
+            Verdict::Unchanged
+        );
+        // Beyond it but not significant.
+        assert_eq!(
+            judged(paired(1.09, 1.10, 1.11, 0.2), 0.08),
+            Verdict::Unchanged
+        );
+        assert_eq!(
+            judged(paired(0.87, 0.88, 0.89, 0.001), 0.08),
+            Verdict::Improved
+        );
+        let no_interval = Change {
+            ci_low: None,
+            ci_high: None,
+            ..paired(1.0, 1.5, 1.0, 0.0)
+        };
+        assert_eq!(judged(no_interval, 0.08), Verdict::Unchanged);
+        // A grown threshold holds: 10% against 12%.
+        assert_eq!(
+            judged(paired(1.095, 1.10, 1.105, 0.001), 0.12),
+            Verdict::Unchanged
+        );
+    }
+}
