@@ -17,8 +17,9 @@
 #
 # One release build of verdict-suite/ (three workloads whose work grows by PERFBENCH_SLOWDOWN,
 # except in the copy the baseline keeps, which a confirmation measures as the baseline's build),
-# one saved baseline of the unchanged code (`--save-baseline ref`, BASE_RUNS times: a baseline
-# saved again from the same build keeps its earlier runs), then for each slowdown RUNS
+# one saved baseline of the unchanged code (`--save-baseline ref`, BASE_RUNS times: the first
+# save adds a second, fresh process, and a baseline saved again from the same build keeps its
+# earlier runs, so BASE_RUNS processes and one more), then for each slowdown RUNS
 # runs of the same binary compared with that baseline (`--baseline ref`), one after another as
 # in CI, each against the baseline as saved (a run that confirms a regression adds the
 # baseline build's fresh processes to it: restored before each run, as a CI job restores it

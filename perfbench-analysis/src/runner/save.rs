@@ -4,13 +4,15 @@
 //! for its whole life: on the project's VM the sort of `bench-compare/verdict-suite` ran at two
 //! levels about 12% apart, process by process, and a baseline saved from a process at the slow
 //! one read 16 of 20 later runs of the same code as improved and hid a 10% slowdown in 12 of 20
-//! (docs/validation.md, "A second process for the baseline"). A comparison takes the baseline's
+//! (docs/validation.md, "Settled by a paired run"). A comparison takes the baseline's
 //! floor from its fastest process, so a second process is what it needs to see a level the
 //! first missed. So where a save would leave the baseline with one process of its build (a
 //! first save, or a save of another build), the tool measures the suite's benchmarks once more
 //! in a fresh process of the binary ([`super::confirm::measure_again`]) and saves that process
 //! as the baseline's earlier run. Saved again from the same build, a baseline keeps its runs
-//! and needs none. `--no-confirm` turns it off, as it turns off every fresh process.
+//! and needs none. `--no-confirm` turns it off, as it turns off every fresh process. It cannot
+//! help where the machine sat slow for the whole save, both processes with it: a baseline
+//! saved from several runs apart in time, or a paired run, can.
 
 use super::analyse::StreamedSuite;
 use super::confirm;

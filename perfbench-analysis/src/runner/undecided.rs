@@ -5,8 +5,8 @@
 //! but which process is fastest is a lottery of its own: on the project's VM the floors of one
 //! build's processes spread over 10% for a pure computation, and the fastest of five moves by a
 //! few percent from one set to the next. A real slowdown just above the threshold (10% against
-//! 8%) then ends its confirmation unchanged in about one run in ten, at +3.5% to +7.9%
-//! (docs/validation.md, "Settled by a paired run"). The floors cannot tell it better; a paired
+//! 8%) then ends its confirmation unchanged in about one run in eight, at +1.4% to +7.9% (14
+//! of 120 runs in two sets, docs/validation.md, "Settled by a paired run"). The floors cannot tell it better; a paired
 //! run can: the baseline's build and this build measured alternately, in fresh processes every
 //! round ([`super::paired`]), judged by the change within each round's pairs, read a 10% slowdown as
 //! +10.0% [+9.5% +10.9%] and unchanged code as -0.1% [-0.5% +0.3%] on the same VM.
