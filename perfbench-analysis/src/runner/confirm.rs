@@ -478,11 +478,12 @@ pub(super) fn summary(before: &[Regressed], results: &[Benchmark]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::model::{Change, Method, Source};
 
-    fn counter(name: &str, verdict: Option<Verdict>) -> CounterResult {
+    /// A wall-time-like counter named `name`, judged `verdict` (none: not compared) at +20%.
+    pub(in crate::runner) fn counter(name: &str, verdict: Option<Verdict>) -> CounterResult {
         CounterResult {
             name: name.into(),
             unit: "ns".into(),
@@ -506,7 +507,8 @@ mod tests {
         }
     }
 
-    fn bench(id: &str, counters: Vec<CounterResult>) -> Benchmark {
+    /// A measured benchmark `id` with `counters`.
+    pub(in crate::runner) fn bench(id: &str, counters: Vec<CounterResult>) -> Benchmark {
         Benchmark {
             counters,
             ..Benchmark::new(id, "g", id, None, Outcome::Measured)

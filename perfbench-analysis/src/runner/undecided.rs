@@ -195,38 +195,17 @@ fn judge(change: &Change, significance: f64, threshold: f64) -> Verdict {
 
 #[cfg(test)]
 mod tests {
+    use super::super::confirm::tests::{bench, counter as compared};
     use super::*;
-    use crate::model::{CounterResult, Source};
+    use crate::model::CounterResult;
 
+    /// Counter `name` judged `verdict` at `ratio`.
     fn counter(name: &str, verdict: Verdict, ratio: f64) -> CounterResult {
-        CounterResult {
-            name: name.into(),
-            unit: "ns".into(),
-            source: Source::Clock,
-            multiplexed: false,
-            per_iteration: vec![1.0, 2.0],
-            iterations: vec![1, 1],
-            rounds: vec![1, 1],
-            overhead: 0.0,
-            estimate: None,
-            change: Some(Change {
-                baseline: 1.0,
-                ratio: Some(ratio),
-                ci_low: None,
-                ci_high: None,
-                p_value: 0.5,
-                threshold: 0.08,
-                verdict,
-                method: Method::Separate,
-            }),
+        let mut c = compared(name, Some(verdict));
+        if let Some(change) = c.change.as_mut() {
+            change.ratio = Some(ratio);
         }
-    }
-
-    fn bench(id: &str, counters: Vec<CounterResult>) -> Benchmark {
-        Benchmark {
-            counters,
-            ..Benchmark::new(id, "g", id, None, Outcome::Measured)
-        }
+        c
     }
 
     #[test]
