@@ -545,8 +545,9 @@ fn groups_run_once_per_process_in_every_mode() {
         assert_eq!(measured_ids(&r), ids, "{what}\n{}", show(&out));
         (r, out)
     };
+    // Saved for `--paired` only: from this run's process alone (`--no-confirm`: no second).
     let mut args = SHORT.to_vec();
-    args.extend(["--save-baseline", "once"]);
+    args.extend(["--save-baseline", "once", "--no-confirm"]);
     measured(&args, "measured and saved");
     // Paired: every round's workers run the groups once each, serving the benchmarks in order.
     let mut args = SHORT.to_vec();
@@ -621,7 +622,10 @@ fn filters_are_criterions_regular_expressions() {
             .collect::<Vec<_>>()
     };
     assert_eq!(
-        measured(&["--save-baseline", "regex", "(none|global)$"], "saved"),
+        measured(
+            &["--save-baseline", "regex", "--no-confirm", "(none|global)$"],
+            "saved"
+        ),
         ["empty_span/none", "empty_span/global"]
     );
     assert_eq!(
