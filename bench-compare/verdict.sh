@@ -26,7 +26,10 @@
 # from its cache). With PAIR_FLAGS each run is made twice in a row, the order alternating: with
 # FLAGS, and with FLAGS and PAIR_FLAGS. Counted per benchmark: runs whose wall-time was judged
 # regressed, runs with any counter flagged either way (at slowdown 0 every flag is a false
-# alarm), and runs that measured the benchmark again to confirm a regression. FLAGS go to every
+# alarm), runs that measured the benchmark again in this build to confirm a regression, and runs
+# that measured the baseline's build again because the benchmark read faster (from each run's
+# terminal output, kept beside its JSON); in brackets, the regressions a paired settle decided
+# (`"method": "paired"`). FLAGS go to every
 # run (e.g. --quick, --noise-threshold 10). Results and reports land in $VERDICT_WORK (default
 # /tmp/perfbench-verdict); the table is printed and kept in $VERDICT_WORK/summary.md.
 set -euo pipefail
@@ -62,7 +65,7 @@ one() {
     rm -rf "$saved" && cp -r "$work/ref-saved" "$saved"
     # shellcheck disable=SC2086
     PERFBENCH_SLOWDOWN=$1 "$bin" --bench $flags $3 --baseline ref --discard-baseline \
-        --format json --json "$work/runs/$2.json" >/dev/null || true
+        --format terse --json "$work/runs/$2.json" >"$work/runs/$2.out" 2>&1 || true
 }
 for s in $slowdowns; do
     for r in $(seq 1 "$runs"); do
@@ -78,12 +81,12 @@ for s in $slowdowns; do
 done
 
 python3 - "$work" "$runs" "$slowdowns" "$flags" "$pair_flags" <<'PY' | tee "$work/summary.md"
-import json, sys, glob
+import json, re, sys, glob
 work, runs, slowdowns, flags, pair_flags = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5]
 benches = ["verdict/compute", "verdict/memory", "verdict/sort"]
 base_runs = json.load(open(glob.glob(f"{work}/ref-saved/*.json")[0])).get("earlier_runs", [])
 print(f"# Verdicts against a saved baseline of {1 + len(base_runs)} run(s) ({runs} runs per slowdown; flags: `{flags or '(none)'}`)\n")
-print("Each cell: runs whose wall-time was judged regressed / runs with any counter flagged / runs that measured the benchmark again to confirm a regression, of the runs read.\n")
+print("Each cell: runs whose wall-time was judged regressed / runs with any counter flagged / runs that measured the benchmark again in this build to confirm a regression / runs that measured it again because it read faster (the baseline's build), of the runs read.\n")
 variants = [("", flags or "(none)")] + ([("pair-", f"{flags} {pair_flags}".strip())] if pair_flags else [])
 print("| slowdown | flags | " + " | ".join(benches) + " |")
 print("| ---: | --- | " + " | ".join("---:" for _ in benches) + " |")
@@ -91,7 +94,7 @@ for s in slowdowns:
     for prefix, label in variants:
         cells = []
         for b in benches:
-            regressed = flagged = again = n = 0
+            regressed = paired = flagged = again = faster = n = 0
             for r in range(1, runs + 1):
                 try:
                     doc = json.load(open(f"{work}/runs/{prefix}{s}-{r}.json"))
@@ -103,9 +106,17 @@ for s in slowdowns:
                 n += 1
                 verdicts = {k: (c.get("change") or {}).get("verdict") for k, c in bench["counters"].items()}
                 regressed += verdicts.get("wall-time") == "regressed"
+                wall = (bench["counters"].get("wall-time") or {}).get("change") or {}
+                paired += wall.get("verdict") == "regressed" and wall.get("method") == "paired"
                 flagged += any(v in ("regressed", "improved") for v in verdicts.values())
                 again += any(b in e.get("benchmarks", {}) for e in doc.get("earlier_runs", []))
-            cells.append(f"{regressed} / {flagged} / {again} of {n}")
+                try:
+                    out = open(f"{work}/runs/{prefix}{s}-{r}.out").read()
+                except OSError:
+                    out = ""
+                faster += bool(re.search(rf"^  {re.escape(b)}  \S+: -[\d.]+% in this process", out, re.M))
+            settled = f" ({paired})" if paired else ""
+            cells.append(f"{regressed}{settled} / {flagged} / {again} / {faster} of {n}")
         print(f"| {float(s) * 100:.0f}% | `{label}` | " + " | ".join(cells) + " |")
 PY
 if [ "$base_runs" -gt 1 ]; then

@@ -29,6 +29,15 @@ const QUICK: &[&str] = &[
     "wall-time",
 ];
 
+/// `spin` measured and saved as baseline `main`.
+const SAVE_MAIN: &[&str] = &[
+    "--bench",
+    "spin",
+    "--save-baseline",
+    "main",
+    "--discard-baseline",
+];
+
 struct Scratch {
     dir: PathBuf,
 }
@@ -162,8 +171,9 @@ fn a_saved_baseline_is_paired_with_this_build() {
 /// it reports the regression, and keeps their figures (this build's in its report, the
 /// baseline's build's in the baseline): a process that sat slow for its whole life is not a
 /// regression (one more process says so, and a paired run of both builds), a slower build is
-/// (four more, and the baseline's build until it has as many), a slowdown only a paired run sees
-/// is found by it, and with `--no-confirm` the first process's change stands.
+/// (four more, and the baseline's build until it has as many, and a paired run checks it), a
+/// slowdown only a paired run sees is found by it, and with `--no-confirm` the first process's
+/// change stands.
 #[test]
 fn a_regression_is_confirmed_in_fresh_processes() {
     let _serial = serial();
@@ -172,14 +182,7 @@ fn a_regression_is_confirmed_in_fresh_processes() {
     // The baseline's floor from the fastest of three processes: two saves, the first of which
     // measured a second process (a baseline is never saved from one process alone).
     for save in 0..2 {
-        let line = [
-            "--bench",
-            "spin",
-            "--save-baseline",
-            "main",
-            "--discard-baseline",
-        ];
-        let o = s.run(&base, &args(&line), &[]);
+        let o = s.run(&base, &args(SAVE_MAIN), &[]);
         assert!(o.status.success(), "{}", text(&o));
         let second = "once more in a fresh process for the baseline";
         assert_eq!(text(&o).contains(second), save == 0, "{}", text(&o));
@@ -262,6 +265,14 @@ fn a_regression_is_confirmed_in_fresh_processes() {
         stdout.contains("with 4 more of this build and 2 of the baseline's: regressed"),
         "{all}"
     );
+    // Checked by a paired run of both builds, which reads it ten times slower too: it stands,
+    // with the paired change.
+    assert!(
+        stdout.contains("Pairing 1 benchmark the fresh processes confirmed regressed"),
+        "{all}"
+    );
+    assert!(stdout.contains("]: regressed\n"), "{all}");
+    assert_eq!(paired_method(&s), Some(Method::Paired), "{all}");
     assert_eq!(baseline_runs(), 5, "{all}");
     // Started to stream to a tool that is not there: exit 2, saying so, nothing measured.
     let nowhere = s.dir.join("nobody.sock");
@@ -280,6 +291,61 @@ fn a_regression_is_confirmed_in_fresh_processes() {
         text(&o)
     );
     assert!(o.stdout.is_empty(), "{}", text(&o));
+}
+
+/// A baseline saved while its build sat slow (both processes of the save do ten times the work;
+/// the executable the baseline keeps, a copy elsewhere, does not) reads the same build faster:
+/// the baseline's build is measured again in one fresh process, its floor comes down, and the
+/// change is unchanged; with `--no-confirm` it stands as the run read it.
+#[test]
+fn a_run_that_reads_faster_measures_the_baselines_build_again() {
+    let _serial = serial();
+    let s = Scratch::new("faster");
+    let base = s.copy("base");
+    let o = s.run(&base, &args(SAVE_MAIN), &[("PAIRED_FIXTURE_SLOW", &base)]);
+    assert!(o.status.success(), "{}", text(&o));
+    let baseline_runs = || {
+        s.report("target/perfbench/baselines/main/fixture.json")
+            .runs()
+    };
+    assert_eq!(baseline_runs(), 2);
+    let json = s.dir.join("run.json");
+    let judged = |extra: &[&str]| {
+        let mut line = vec!["--bench", "spin", "--baseline", "main"];
+        line.extend(["--json", json.to_str().unwrap()]);
+        line.extend_from_slice(extra);
+        let o = s.run(&base, &args(&line), &[]);
+        assert!(o.status.success(), "{}", text(&o));
+        let report = s.report("run.json");
+        let wall = report.bench("fixture/spin").unwrap().counter("wall-time");
+        let change = wall.and_then(|c| c.change).expect("compared");
+        (
+            change,
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            text(&o),
+        )
+    };
+    // The same work against a baseline ten times slower: improved as the run reads it.
+    let (change, stdout, all) = judged(&["--no-confirm"]);
+    assert_eq!(change.verdict, Verdict::Improved, "{all}");
+    assert!(!stdout.contains("fresh process"), "{all}");
+    assert_eq!(baseline_runs(), 2, "{all}");
+    // By default the baseline's build is measured again, and only it.
+    let (change, stdout, all) = judged(&[]);
+    assert_eq!(change.verdict, Verdict::Unchanged, "{all}");
+    assert_eq!(change.method, Method::Separate, "{all}");
+    assert!(
+        stdout.contains("to confirm (0 regressed, 1 faster, measured in the baseline's build)"),
+        "{all}"
+    );
+    assert!(
+        stdout.contains("with 1 more of the baseline's build: unchanged"),
+        "{all}"
+    );
+    assert!(!stdout.contains("Pairing"), "{all}");
+    assert_eq!(baseline_runs(), 3, "{all}");
+    let report = s.report("run.json");
+    assert!(report.earlier_runs.is_empty(), "this build measured once");
 }
 
 /// The method of `spin`'s wall-time change in the scratch directory's `run.json`.

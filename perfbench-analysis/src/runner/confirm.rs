@@ -26,12 +26,20 @@
 //! floor down to its fastest level, and the slowdown is judged at its size. A near miss of
 //! unchanged code reads smaller again once both sides have their fastest processes.
 //!
+//! A time or cycle counter that reads faster than the baseline, judged improved or by more
+//! than a quarter of its threshold ([`NEAR_FASTER`]), is measured again in one fresh process of
+//! the baseline's build only: a baseline saved while the machine sat slow (both its processes,
+//! for the minute of the save: 6 and 15% on the project's VM) reads every later run faster,
+//! and a 10% slowdown as unchanged or improved; the fresh process brings its floor down, and
+//! what then reads regressed or near it is measured again as above. Measuring this build again
+//! could only bring its own floor down, and is left out.
+//!
 //! The fresh processes are kept as runs of their build: this build's in the run's report, the
 //! baseline's in the saved baseline (only the benchmarks they measured, [`EarlierRun`]), so
-//! that `perfbench compare` of the two judges as the run did. An improvement is not measured
-//! again; nor is anything without a saved baseline's executable (the previous run, a baseline
-//! saved without one). What the fresh processes leave unchanged is measured once more as a
-//! paired run ([`super::undecided`]). `--no-confirm` turns both off.
+//! that `perfbench compare` of the two judges as the run did. Nothing is measured again without
+//! a saved baseline's executable (the previous run, a baseline saved without one). What the
+//! fresh processes leave unchanged is measured once more as a paired run, and what they confirm
+//! regressed is checked by it ([`super::undecided`]). `--no-confirm` turns all of it off.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -62,6 +70,12 @@ pub(super) const MOST_AGAIN: usize = 4;
 /// measured again as a near miss: half (slower by more than 4% against the default 8%).
 pub(super) const NEAR: f64 = 0.5;
 
+/// The share of its threshold a time or cycle counter must read faster by to have the
+/// baseline's build measured again: a quarter (faster by more than 2% against the default 8%).
+/// Unchanged code reads faster than a baseline of two processes less often than slower (its
+/// floor is the faster of two), so the line is closer than [`NEAR`] at little cost.
+pub(super) const NEAR_FASTER: f64 = 0.25;
+
 /// The fresh processes of a confirmation: per process, the benchmarks it measured.
 #[derive(Debug, Default)]
 pub(super) struct Again {
@@ -88,9 +102,10 @@ impl Again {
 /// and, where the baseline (`saved`) would then have fewer processes of them, of the baseline's
 /// build (`base_exe`), and `judge`s each over all its processes so far (given: this build's
 /// fresh ones, the baseline's); up to [`MOST_AGAIN`] times while they still read regressed or
-/// near it ([`changed`]). `say` prints: a line before measuring, and after it the change of
-/// each counter that regressed or nearly did, in this process and over all of them, or why it
-/// could not be measured again. The fresh processes.
+/// near it ([`slower`]). A benchmark that reads faster is measured in one fresh process of the
+/// baseline's build first. `say` prints: a line before measuring, and after it the change of
+/// each counter measured again for, in this process and over all of them, or why it could not
+/// be measured again. The fresh processes.
 pub(super) fn confirm_changes(
     suite: &StreamedSuite,
     base_exe: &Path,
@@ -109,36 +124,39 @@ pub(super) fn confirm_changes(
     if ids.is_empty() {
         return again;
     }
-    let regressed = before.iter().filter(|r| r.regressed).count();
-    say(&header(regressed, ids.len() - regressed));
+    say(&header(&before));
     // The processes of each side that measured `id`: the run's own or the baseline's saved
     // runs, and the fresh ones.
     let saved_runs = |id: &str| {
         let earlier = saved.earlier_runs.iter();
         1 + earlier.filter(|r| r.benchmarks.contains_key(id)).count()
     };
-    while !ids.is_empty() && again.new.len() < MOST_AGAIN {
-        // The baseline's build where its side would have fewer processes than this build's
-        // after this round (its run and one more fresh process than so far).
+    for _ in 0..MOST_AGAIN {
+        if ids.is_empty() {
+            break;
+        }
+        // This build's for what reads slower; the baseline's for what reads faster, and where
+        // its side would have fewer processes than this build's after this round (its run
+        // and one more fresh process than so far).
+        let slow = slower(results);
+        let new_ids: Vec<String> = ids.iter().filter(|id| slow.contains(id)).cloned().collect();
         let base_ids: Vec<String> = ids
             .iter()
             .filter(|id| {
                 let [new, base] = again.of(id);
-                saved_runs(id) + base.len() < new.len() + 2
+                !slow.contains(id) || saved_runs(id) + base.len() < new.len() + 2
             })
             .cloned()
             .collect();
-        let base = if base_ids.is_empty() {
-            Ok(Vec::new())
-        } else {
-            measure_again(base_exe, &suite.args, &base_ids)
-                .map_err(|e| format!("the baseline's build cannot be measured again: {e}"))
+        let fresh = |exe: &Path, ids: &[String], build: &str| {
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            measure_again(exe, &suite.args, ids)
+                .map_err(|e| format!("{build} build cannot be measured again: {e}"))
         };
-        let measured = base.and_then(|base| {
-            let new = measure_again(&suite.exe, &suite.args, &ids)
-                .map_err(|e| format!("this build cannot be measured again: {e}"))?;
-            Ok((base, new))
-        });
+        let measured = fresh(base_exe, &base_ids, "the baseline's")
+            .and_then(|base| Ok((base, fresh(&suite.exe, &new_ids, "this")?)));
         let (base, new) = match measured {
             Ok(pair) => pair,
             Err(e) => {
@@ -146,8 +164,10 @@ pub(super) fn confirm_changes(
                 break;
             }
         };
-        for (build, process, asked) in [("the baseline's", &base, &base_ids), ("this", &new, &ids)]
-        {
+        for (build, process, asked) in [
+            ("the baseline's", &base, &base_ids),
+            ("this", &new, &new_ids),
+        ] {
             for id in asked {
                 let outcome = process.iter().find(|a| &a.id == id).map(|a| a.outcome);
                 if outcome != Some(Outcome::Measured) {
@@ -167,18 +187,18 @@ pub(super) fn confirm_changes(
         again.new.push(measured_only(new));
         for b in results.iter_mut().filter(|b| ids.contains(&b.id)) {
             let [new, base] = again.of(&b.id);
-            if !new.is_empty() {
+            if !new.is_empty() || !base.is_empty() {
                 judge(b, &new, &base);
             }
         }
-        let still = changed(results);
+        let still = slower(results);
         ids.retain(|id| still.contains(id));
     }
-    before.retain(|r| !again.of(&r.id)[0].is_empty());
     for r in &mut before {
         let [new, base] = again.of(&r.id);
         (r.more, r.more_base) = (new.len(), base.len());
     }
+    before.retain(|r| r.more + r.more_base > 0);
     say(&summary(&before, results));
     again
 }
@@ -213,13 +233,15 @@ pub(super) fn earlier_runs(again: &[Vec<Benchmark>]) -> impl Iterator<Item = Ear
     measured.map(|p| EarlierRun::of_benchmarks(p))
 }
 
-/// A benchmark measured again: regressed or near it in the run's own process, for [`summary`].
+/// A benchmark measured again: regressed, near it or faster in the run's own process, for
+/// [`summary`].
 #[derive(Debug)]
 pub(super) struct Regressed {
     pub(super) id: String,
-    /// Whether a counter was judged regressed (else it is a near miss).
-    pub(super) regressed: bool,
-    /// Each counter judged regressed or near it, with its ratio in the run's own process.
+    /// What it was measured again for, the first that holds of: a counter judged regressed
+    /// (`Regressed`), one slower near it (`Unchanged`), one faster (`Improved`): [`to_confirm`].
+    pub(super) asked: Verdict,
+    /// Each counter measured again for, with its ratio in the run's own process.
     pub(super) counters: Vec<(String, Option<f64>)>,
     /// How many fresh processes of this build measured it.
     pub(super) more: usize,
@@ -228,16 +250,21 @@ pub(super) struct Regressed {
 }
 
 impl Regressed {
-    /// The counters of `b` judged regressed or near it.
+    /// The counters of `b` measured again for ([`to_confirm`]).
     fn of(b: &Benchmark) -> Regressed {
         let judged: Vec<(&CounterResult, Verdict)> = b
             .counters
             .iter()
             .filter_map(|c| Some((c, to_confirm(c)?)))
             .collect();
+        let any = |v: Verdict| judged.iter().any(|&(_, w)| w == v);
+        let asked = [Verdict::Regressed, Verdict::Unchanged]
+            .into_iter()
+            .find(|&v| any(v))
+            .unwrap_or(Verdict::Improved);
         Regressed {
             id: b.id.clone(),
-            regressed: judged.iter().any(|&(_, v)| v == Verdict::Regressed),
+            asked,
             counters: judged
                 .iter()
                 .map(|(c, _)| (c.name.clone(), c.change.as_ref().and_then(|ch| ch.ratio)))
@@ -251,48 +278,87 @@ impl Regressed {
 /// Whether counter `c` asks for its benchmark to be measured again: `Some(Regressed)` where it
 /// was judged regressed and does not count exactly (an exact count is the same in any process),
 /// `Some(Unchanged)` for a near miss (a time or cycle counter judged unchanged, slower by more
-/// than [`NEAR`] times its threshold). An improvement is not measured again: pooled with
-/// another process, the new side's floor can only come down.
+/// than [`NEAR`] times its threshold), `Some(Improved)` for a time or cycle counter that reads
+/// faster (judged improved, or faster by more than [`NEAR_FASTER`] times its threshold: the
+/// baseline's build is measured again, for a baseline that sat slow).
 pub(super) fn to_confirm(c: &CounterResult) -> Option<Verdict> {
     let ch = c.change.as_ref()?;
     let kind = CounterKind::of(&c.name);
-    let near = || {
-        matches!(kind, CounterKind::Time | CounterKind::Cycles)
+    let timed = matches!(kind, CounterKind::Time | CounterKind::Cycles);
+    let beyond = |share: f64, slower: bool| {
+        timed
             && ch.threshold.is_finite()
-            && ch.ratio.is_some_and(|r| r > 1.0 + NEAR * ch.threshold)
+            && ch.ratio.is_some_and(|r| {
+                let line = share * ch.threshold;
+                if slower {
+                    r > 1.0 + line
+                } else {
+                    r < 1.0 - line
+                }
+            })
     };
     match ch.verdict {
         Verdict::Regressed if kind != CounterKind::Exact => Some(Verdict::Regressed),
-        Verdict::Unchanged if near() => Some(Verdict::Unchanged),
+        Verdict::Unchanged if beyond(NEAR, true) => Some(Verdict::Unchanged),
+        Verdict::Improved if timed => Some(Verdict::Improved),
+        Verdict::Unchanged if beyond(NEAR_FASTER, false) => Some(Verdict::Improved),
         _ => None,
     }
 }
 
-/// The ids of the benchmarks of `results` to measure again: with a counter judged regressed or
-/// near it ([`to_confirm`]).
+/// The ids of the benchmarks of `results` to measure again: with a counter judged regressed,
+/// near it or faster ([`to_confirm`]).
 pub(super) fn changed(results: &[Benchmark]) -> Vec<String> {
+    asking(results, |v| v.is_some())
+}
+
+/// The ids of the benchmarks of `results` with a counter judged regressed or slower near it
+/// ([`to_confirm`]): measured again in both builds while they read so.
+pub(super) fn slower(results: &[Benchmark]) -> Vec<String> {
+    asking(results, |v| {
+        matches!(v, Some(Verdict::Regressed | Verdict::Unchanged))
+    })
+}
+
+/// The ids of the measured benchmarks of `results` with a counter whose [`to_confirm`] is
+/// `wanted`.
+fn asking(results: &[Benchmark], wanted: impl Fn(Option<Verdict>) -> bool) -> Vec<String> {
     results
         .iter()
         .filter(|b| {
-            b.outcome == Outcome::Measured && b.counters.iter().any(|c| to_confirm(c).is_some())
+            b.outcome == Outcome::Measured && b.counters.iter().any(|c| wanted(to_confirm(c)))
         })
         .map(|b| b.id.clone())
         .collect()
 }
 
-/// The line said before measuring `regressed` benchmarks judged regressed and `near` near
-/// misses again.
-fn header(regressed: usize, near: usize) -> String {
-    let n = regressed + near;
+/// The line said before measuring the benchmarks `before` again: how many regressed, read
+/// slower near it and read faster.
+fn header(before: &[Regressed]) -> String {
+    let count = |v: Verdict| before.iter().filter(|r| r.asked == v).count();
+    let (regressed, near, faster) = (
+        count(Verdict::Regressed),
+        count(Verdict::Unchanged),
+        count(Verdict::Improved),
+    );
+    let n = before.len();
     let s = if n == 1 { "" } else { "s" };
-    if near == 0 {
-        format!("\nMeasuring {n} regressed benchmark{s} again in fresh processes, to confirm:\n")
-    } else {
-        format!(
-            "\nMeasuring {n} benchmark{s} again in fresh processes, to confirm ({regressed} \
-             regressed, {near} slower by more than half the threshold):\n"
-        )
+    if n == regressed {
+        return format!(
+            "\nMeasuring {n} regressed benchmark{s} again in fresh processes, to confirm:\n"
+        );
     }
+    let mut parts = vec![format!("{regressed} regressed")];
+    if near > 0 {
+        parts.push(format!("{near} slower by more than half the threshold"));
+    }
+    if faster > 0 {
+        parts.push(format!("{faster} faster, measured in the baseline's build"));
+    }
+    format!(
+        "\nMeasuring {n} benchmark{s} again in fresh processes, to confirm ({}):\n",
+        parts.join(", ")
+    )
 }
 
 /// Measures the benchmarks `ids` of the benchmark binary `exe` again in a fresh process, with
@@ -441,9 +507,8 @@ impl Drop for Scratch {
     }
 }
 
-/// What the terminal says of the benchmarks measured again: for each counter that regressed in
-/// this run, its change in this process and with the fresh processes of both builds, and the
-/// verdict with them.
+/// What the terminal says of the benchmarks measured again: for each counter measured again
+/// for, its change in this process and with the fresh processes, and the verdict with them.
 pub(super) fn summary(before: &[Regressed], results: &[Benchmark]) -> String {
     use perfbench::units::format_change;
     let mut out = String::new();
@@ -455,9 +520,10 @@ pub(super) fn summary(before: &[Regressed], results: &[Benchmark]) -> String {
         ..
     } in before
     {
-        let with = match more_base {
-            0 => format!("{more} more of this build"),
-            k => format!("{more} more of this build and {k} of the baseline's"),
+        let with = match (more, more_base) {
+            (m, 0) => format!("{m} more of this build"),
+            (0, k) => format!("{k} more of the baseline's build"),
+            (m, k) => format!("{m} more of this build and {k} of the baseline's"),
         };
         let Some(b) = results.iter().find(|b| &b.id == id) else {
             continue;
@@ -516,7 +582,7 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn only_regressions_of_counters_that_do_not_count_exactly_are_confirmed() {
+    fn regressions_of_counters_that_do_not_count_exactly_and_faster_times_are_measured_again() {
         let results = [
             bench(
                 "slower",
@@ -544,7 +610,16 @@ pub(super) mod tests {
                 )
             },
         ];
-        assert_eq!(changed(&results), ["slower"]);
+        assert_eq!(changed(&results), ["slower", "faster"]);
+        // Measured again in both builds while it stands: only what reads slower.
+        assert_eq!(slower(&results), ["slower"]);
+        assert_eq!(Regressed::of(&results[1]).asked, Verdict::Improved);
+        // An improved count of misses is not: a slow baseline is a matter of time.
+        let misses = bench(
+            "misses",
+            vec![counter("cache-misses", Some(Verdict::Improved))],
+        );
+        assert!(changed(&[misses]).is_empty());
     }
 
     #[test]
@@ -567,11 +642,15 @@ pub(super) mod tests {
                 "never",
                 vec![unchanged("context-switches", 3.0, f64::INFINITY)],
             ),
-            bench("faster", vec![unchanged("wall-time", 0.93, 0.08)]),
+            // Faster by more than a quarter of its threshold: the baseline's build again.
+            bench("faster", vec![unchanged("wall-time", 0.979, 0.08)]),
+            bench("a bit faster", vec![unchanged("wall-time", 0.981, 0.08)]),
+            bench("faster count", vec![unchanged("instructions", 0.9, 0.08)]),
         ];
-        assert_eq!(changed(&results), ["near", "cycles"]);
+        assert_eq!(changed(&results), ["near", "cycles", "faster"]);
+        assert_eq!(slower(&results), ["near", "cycles"]);
         let near = Regressed::of(&results[0]);
-        assert!(!near.regressed);
+        assert_eq!(near.asked, Verdict::Unchanged);
         assert_eq!(near.counters, [("wall-time".to_owned(), Some(1.05))]);
         let both = bench(
             "both",
@@ -582,21 +661,36 @@ pub(super) mod tests {
             ],
         );
         let both = Regressed::of(&both);
-        assert!(both.regressed);
+        assert_eq!(both.asked, Verdict::Regressed);
         let names: Vec<&str> = both.counters.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["wall-time", "cycles"]);
     }
 
     #[test]
-    fn the_first_line_says_how_many_regressed_and_how_many_are_near_misses() {
+    fn the_first_line_says_how_many_regressed_how_many_are_near_misses_and_faster() {
+        let asked = |asked: &[Verdict]| -> Vec<Regressed> {
+            let one = |&asked| Regressed {
+                id: "g/x".into(),
+                asked,
+                counters: Vec::new(),
+                more: 0,
+                more_base: 0,
+            };
+            asked.iter().map(one).collect()
+        };
         assert_eq!(
-            header(1, 0),
+            header(&asked(&[Verdict::Regressed])),
             "\nMeasuring 1 regressed benchmark again in fresh processes, to confirm:\n"
         );
         assert_eq!(
-            header(0, 2),
+            header(&asked(&[Verdict::Unchanged, Verdict::Unchanged])),
             "\nMeasuring 2 benchmarks again in fresh processes, to confirm (0 regressed, 2 slower \
              by more than half the threshold):\n"
+        );
+        assert_eq!(
+            header(&asked(&[Verdict::Regressed, Verdict::Improved])),
+            "\nMeasuring 2 benchmarks again in fresh processes, to confirm (1 regressed, 1 \
+             faster, measured in the baseline's build):\n"
         );
     }
 
@@ -656,7 +750,7 @@ pub(super) mod tests {
         after.counters[0].change.as_mut().unwrap().ratio = Some(1.003);
         let before = [Regressed {
             id: "g/x".to_owned(),
-            regressed: true,
+            asked: Verdict::Regressed,
             counters: vec![("wall-time".to_owned(), Some(1.176))],
             more: 1,
             more_base: 1,
@@ -665,6 +759,19 @@ pub(super) mod tests {
             summary(&before, &[after]),
             "  g/x  wall-time: +17.6% in this process, +0.3% with 1 more of this build and 1 of \
              the baseline's: unchanged\n"
+        );
+        // Faster: measured again in the baseline's build alone.
+        let before = [Regressed {
+            asked: Verdict::Improved,
+            counters: vec![("wall-time".to_owned(), Some(0.85))],
+            more: 0,
+            ..before.into_iter().next().unwrap()
+        }];
+        let after = bench("g/x", vec![counter("wall-time", Some(Verdict::Regressed))]);
+        assert_eq!(
+            summary(&before, &[after]),
+            "  g/x  wall-time: -15.0% in this process, +20.0% with 1 more of the baseline's \
+             build: regressed\n"
         );
     }
 }

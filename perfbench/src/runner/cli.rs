@@ -220,7 +220,7 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     (
         "no-confirm",
         "",
-        "Report a regression as this run measured it (default, against a saved baseline: a regressed benchmark, or one slower by more than half the threshold, is measured again in up to four fresh processes, and judged over all; what they leave unchanged, once more as a paired run)",
+        "Report a regression as this run measured it (default, against a saved baseline: a regressed benchmark, or one slower by more than half the threshold, is measured again in up to four fresh processes, and judged over all; one faster, in a fresh process of the baseline's build; what they leave unchanged or confirm, once more as a paired run)",
     ),
     (
         "paired",
