@@ -6,6 +6,9 @@
 #   BASE_RUNS=5 bench-compare/verdict.sh          # a baseline saved from 5 runs of the build
 #   PAIR_FLAGS=--no-confirm SLOWDOWNS="0 0.05 0.10" bench-compare/verdict.sh
 #                                                  # each run also made with PAIR_FLAGS
+#   SAVE_LOAD=1 SLOWDOWNS="0 0.10" bench-compare/verdict.sh
+#                                                  # the baseline saved beside SAVE_LOAD busy
+#                                                  # loops: a baseline that sat slow, on purpose
 #
 # With BASE_RUNS > 1 the runs are also re-judged by `perfbench compare` against each run of the
 # baseline alone (bench-compare/base_runs.py; kept in $VERDICT_WORK/base_runs.md).
@@ -40,6 +43,7 @@ slowdowns=${SLOWDOWNS:-"0 0.05 0.10 0.15 0.25"}
 flags=${FLAGS:-}
 pair_flags=${PAIR_FLAGS:-}
 base_runs=${BASE_RUNS:-1}
+save_load=${SAVE_LOAD:-0}
 work=${VERDICT_WORK:-/tmp/perfbench-verdict}
 rm -rf "$work/perfbench" "$work/runs" "$work/target/perfbench" "$work/ref-saved"
 mkdir -p "$work/runs"
@@ -51,11 +55,22 @@ log "build (release)"
 (cd "$here/verdict-suite" && cargo bench --no-run --quiet)
 bin=$(ls -t "$CARGO_TARGET_DIR"/release/deps/verdict-* | grep -v '\.d$' | head -n 1)
 
+busy=()
+trap 'if [ "${#busy[@]}" -gt 0 ]; then kill "${busy[@]}" 2>/dev/null || true; fi' EXIT
+for _ in $(seq 1 "$save_load"); do
+    (while :; do :; done) &
+    busy+=($!)
+done
 for r in $(seq 1 "$base_runs"); do
-    log "baseline: unchanged code, saved as \`ref\` (run $r of $base_runs)"
+    log "baseline: unchanged code, saved as \`ref\` (run $r of $base_runs; $save_load busy loops beside it)"
     # shellcheck disable=SC2086
     PERFBENCH_SLOWDOWN=0 "$bin" --bench $flags --save-baseline ref --discard-baseline --format terse >/dev/null
 done
+if [ "${#busy[@]}" -gt 0 ]; then
+    kill "${busy[@]}"
+    wait "${busy[@]}" 2>/dev/null || true
+    busy=()
+fi
 
 # A run that confirms a regression adds the baseline build's fresh processes to the baseline;
 # each run starts from the baseline as saved, as a CI job restores it from its cache.
