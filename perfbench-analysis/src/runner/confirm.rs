@@ -284,9 +284,9 @@ impl Regressed {
 pub(super) fn to_confirm(c: &CounterResult) -> Option<Verdict> {
     let ch = c.change.as_ref()?;
     let kind = CounterKind::of(&c.name);
-    let timed = matches!(kind, CounterKind::Time | CounterKind::Cycles);
+    let is_timed = timed(&c.name);
     let beyond = |share: f64, slower: bool| {
-        timed
+        is_timed
             && ch.threshold.is_finite()
             && ch.ratio.is_some_and(|r| {
                 let line = share * ch.threshold;
@@ -300,10 +300,19 @@ pub(super) fn to_confirm(c: &CounterResult) -> Option<Verdict> {
     match ch.verdict {
         Verdict::Regressed if kind != CounterKind::Exact => Some(Verdict::Regressed),
         Verdict::Unchanged if beyond(NEAR, true) => Some(Verdict::Unchanged),
-        Verdict::Improved if timed => Some(Verdict::Improved),
+        Verdict::Improved if is_timed => Some(Verdict::Improved),
         Verdict::Unchanged if beyond(NEAR_FASTER, false) => Some(Verdict::Improved),
         _ => None,
     }
+}
+
+/// Whether the counter named `name` is a time or cycle counter: what a near miss, a faster
+/// read and the paired settle are about.
+pub(super) fn timed(name: &str) -> bool {
+    matches!(
+        CounterKind::of(name),
+        CounterKind::Time | CounterKind::Cycles
+    )
 }
 
 /// The ids of the benchmarks of `results` to measure again: with a counter judged regressed,

@@ -22,17 +22,16 @@
 //! processes confirmed regressed is checked by the same paired run: each side's floor is its
 //! fastest process, and the baseline's can come from a minute the machine sat fast (on the
 //! project's VM, in one set of twenty runs of unchanged code, two read the memory scan 8 and 14%
-//! slower over five processes of each build, the baseline's saved two among them); a paired
-//! run's alternating samples cannot. The regression stands unless the paired run reads it within the threshold (its whole
-//! interval below `1 + threshold`: then the paired change and its verdict replace it). A
-//! benchmark the run did not measure again is left as it is.
+//! slower over five processes of each build, the baseline's saved two among them); a paired run's
+//! alternating samples cannot. The regression stands unless the paired run reads it within the
+//! threshold (its whole interval below `1 + threshold`: then the paired change and its verdict
+//! replace it). A benchmark the run did not measure again is left as it is.
 
 use std::path::Path;
 
-use super::confirm::to_confirm;
+use super::confirm::{timed, to_confirm};
 use super::paired::{self, Builds};
 use crate::model::{Benchmark, Change, Method, Outcome, Verdict};
-use crate::stats::CounterKind;
 use crate::verdict::CompareSettings as _;
 use perfbench::runner::cli::Args;
 
@@ -59,14 +58,6 @@ pub(super) fn asked(results: &[Benchmark]) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// Whether the counter named `name` is a time or cycle counter.
-fn timed(name: &str) -> bool {
-    matches!(
-        CounterKind::of(name),
-        CounterKind::Time | CounterKind::Cycles
-    )
-}
-
 /// The counters of `b` to settle by a paired run, of those `names` asked for: judged unchanged
 /// after the confirmation, and either asked for as slower or reading slower near a regression
 /// now (one that read faster until the baseline's build was measured again).
@@ -83,48 +74,48 @@ fn to_settle<'b>(b: &'b Benchmark, names: &'b [String]) -> impl Iterator<Item = 
         .map(|c| c.name.as_str())
 }
 
+/// The ids of `asked` whose benchmark in `results` is still measured and `keeps` holds of (given
+/// the benchmark and the counters it was asked for).
+fn asked_where(
+    asked: &[(String, Vec<String>)],
+    results: &[Benchmark],
+    keeps: impl Fn(&Benchmark, &[String]) -> bool,
+) -> Vec<String> {
+    asked
+        .iter()
+        .filter(|(id, counters)| {
+            results
+                .iter()
+                .any(|b| &b.id == id && b.outcome == Outcome::Measured && keeps(b, counters))
+        })
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
 /// The ids of `asked` that the confirmation left undecided in `results`: still measured, no
 /// counter judged regressed but an exact count (which the run reports as it is), and a counter
 /// to settle ([`to_settle`]).
 fn undecided(asked: &[(String, Vec<String>)], results: &[Benchmark]) -> Vec<String> {
-    asked
-        .iter()
-        .filter(|(id, counters)| {
-            results.iter().any(|b| {
-                &b.id == id
-                    && b.outcome == Outcome::Measured
-                    && !b
-                        .counters
-                        .iter()
-                        .any(|c| to_confirm(c) == Some(Verdict::Regressed))
-                    && to_settle(b, counters).next().is_some()
-            })
-        })
-        .map(|(id, _)| id.clone())
-        .collect()
+    asked_where(asked, results, |b, counters| {
+        !b.counters
+            .iter()
+            .any(|c| to_confirm(c) == Some(Verdict::Regressed))
+            && to_settle(b, counters).next().is_some()
+    })
 }
 
 /// The ids of `asked` that the confirmation left regressed in a time or cycle counter, to check
 /// by the paired run: the fastest processes of each side can come from different minutes (the
 /// baseline's saved ones while the machine sat fast), and a paired run's samples cannot.
 fn confirmed(asked: &[(String, Vec<String>)], results: &[Benchmark]) -> Vec<String> {
-    let regressed = |b: &Benchmark| {
+    asked_where(asked, results, |b, _| {
         b.counters.iter().any(|c| {
             timed(&c.name)
                 && c.change
                     .as_ref()
                     .is_some_and(|ch| ch.verdict == Verdict::Regressed)
         })
-    };
-    asked
-        .iter()
-        .filter(|(id, _)| {
-            results
-                .iter()
-                .any(|b| &b.id == id && b.outcome == Outcome::Measured && regressed(b))
-        })
-        .map(|(id, _)| id.clone())
-        .collect()
+    })
 }
 
 /// The line said before the paired run of `unsettled` benchmarks left unchanged and `checked`
@@ -149,12 +140,12 @@ fn pairing_header(unsettled: usize, checked: usize) -> String {
     }
 }
 
-/// Pairs the benchmarks of `asked` ([`asked`]) that the confirmation left undecided or
-/// confirmed regressed in `results` with the baseline's build `base_exe` (the executable
-/// baseline `base_name` keeps), judges their counters to settle by the paired run and checks
-/// their regressed time and cycle counters by it (the [module documentation](self)). `exe` is this build, `suite` the suite's name,
-/// `args` the run's command line. `say` prints a line before the paired run and one per
-/// counter after it, or why there is no paired verdict (the counters then keep theirs).
+/// Pairs the benchmarks of `asked` ([`asked`]) that the confirmation left undecided or confirmed
+/// regressed in `results` with the baseline's build `base_exe` (the executable baseline `base_name`
+/// keeps), judges their counters to settle by the paired run and checks their regressed time and
+/// cycle counters by it (the [module documentation](self)). `exe` is this build, `suite` the
+/// suite's name, `args` the run's command line. `say` prints a line before the paired run and one
+/// per counter after it, or why there is no paired verdict (the counters then keep theirs).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn pair_undecided(
     asked: &[(String, Vec<String>)],
@@ -231,37 +222,29 @@ pub(super) fn pair_undecided(
                 say(&format!("  {}  {}: no paired change\n", b.id, c.name));
                 continue;
             };
-            let before = ch.ratio;
             let significance = args.thresholds.config_for(&c.name).significance;
-            let Some(judged) = paired_verdict(ch, pc, significance) else {
-                say(&format!(
-                    "  {}  {}: {} with the fresh processes, {} paired [{} {}]: regressed \
-                     (the paired interval reaches the threshold)\n",
-                    b.id,
-                    c.name,
-                    perfbench::units::format_change(ch.ratio),
-                    perfbench::units::format_change(pc.ratio),
-                    perfbench::units::format_change(pc.ci_low),
-                    perfbench::units::format_change(pc.ci_high),
-                ));
-                continue;
-            };
-            *ch = Change {
-                threshold: ch.threshold,
-                verdict: judged,
-                method: Method::Paired,
-                ..*pc
-            };
+            let judged = paired_verdict(ch, pc, significance);
+            let said = judged.map_or(
+                "regressed (the paired interval reaches the threshold)",
+                Verdict::as_str,
+            );
             say(&format!(
-                "  {}  {}: {} with the fresh processes, {} paired [{} {}]: {}\n",
+                "  {}  {}: {} with the fresh processes, {} paired [{} {}]: {said}\n",
                 b.id,
                 c.name,
-                perfbench::units::format_change(before),
+                perfbench::units::format_change(ch.ratio),
                 perfbench::units::format_change(pc.ratio),
                 perfbench::units::format_change(pc.ci_low),
                 perfbench::units::format_change(pc.ci_high),
-                judged.as_str()
             ));
+            if let Some(verdict) = judged {
+                *ch = Change {
+                    threshold: ch.threshold,
+                    verdict,
+                    method: Method::Paired,
+                    ..*pc
+                };
+            }
         }
     }
 }
