@@ -8,12 +8,14 @@
 #
 #   bash bench-compare/intervals.sh          # RUNS=10
 #   RUNS=6 bash bench-compare/intervals.sh
+#   FLAGS="--precision 2" bash bench-compare/intervals.sh   # FLAGS go to every run
 #
 # Reports land in $INTERVALS_WORK (default /tmp/perfbench-intervals)/runs; the table is printed.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 runs=${RUNS:-10}
+flags=${FLAGS:-}
 work=${INTERVALS_WORK:-/tmp/perfbench-intervals}
 rm -rf "$work/runs"
 mkdir -p "$work/runs"
@@ -25,7 +27,8 @@ bin=$(ls -t "$CARGO_TARGET_DIR"/release/deps/verdict-* | grep -v '\.d$' | head -
 rm -rf "$CARGO_TARGET_DIR/perfbench/history"
 for r in $(seq 1 "$runs"); do
     printf '[%s] run %s of %s\n' "$(date +%T)" "$r" "$runs" >&2
-    PERFBENCH_SLOWDOWN=0 "$bin" --bench --format terse --json "$work/runs/$r.json" >/dev/null 2>&1
+    # shellcheck disable=SC2086
+    PERFBENCH_SLOWDOWN=0 "$bin" --bench $flags --format terse --json "$work/runs/$r.json" >/dev/null 2>&1
 done
 
 python3 - "$work/runs" "$runs" <<'PY'

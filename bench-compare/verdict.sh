@@ -78,9 +78,12 @@ saved="$CARGO_TARGET_DIR/perfbench/baselines/ref"
 rm -rf "$work/ref-saved" && cp -r "$saved" "$work/ref-saved"
 one() {
     rm -rf "$saved" && cp -r "$work/ref-saved" "$saved"
+    local t0
+    t0=$(date +%s.%N)
     # shellcheck disable=SC2086
     PERFBENCH_SLOWDOWN=$1 "$bin" --bench $flags $3 --baseline ref --discard-baseline \
         --format terse --json "$work/runs/$2.json" >"$work/runs/$2.out" 2>&1 || true
+    awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f\n", b - a }' >"$work/runs/$2.time"
 }
 for s in $slowdowns; do
     for r in $(seq 1 "$runs"); do
@@ -96,15 +99,15 @@ for s in $slowdowns; do
 done
 
 python3 - "$work" "$runs" "$slowdowns" "$flags" "$pair_flags" <<'PY' | tee "$work/summary.md"
-import json, re, sys, glob
+import json, re, sys, glob, statistics
 work, runs, slowdowns, flags, pair_flags = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5]
 benches = ["verdict/compute", "verdict/memory", "verdict/sort"]
 base_runs = json.load(open(glob.glob(f"{work}/ref-saved/*.json")[0])).get("earlier_runs", [])
 print(f"# Verdicts against a saved baseline of {1 + len(base_runs)} run(s) ({runs} runs per slowdown; flags: `{flags or '(none)'}`)\n")
 print("Each cell: runs whose wall-time was judged regressed / runs with any counter flagged / runs that measured the benchmark again in this build to confirm a regression / runs that measured it again because it read faster (the baseline's build), of the runs read.\n")
 variants = [("", flags or "(none)")] + ([("pair-", f"{flags} {pair_flags}".strip())] if pair_flags else [])
-print("| slowdown | flags | " + " | ".join(benches) + " |")
-print("| ---: | --- | " + " | ".join("---:" for _ in benches) + " |")
+print("| slowdown | flags | " + " | ".join(benches) + " | run time (median) |")
+print("| ---: | --- | " + " | ".join("---:" for _ in benches) + " | ---: |")
 for s in slowdowns:
     for prefix, label in variants:
         cells = []
@@ -132,7 +135,14 @@ for s in slowdowns:
                 faster += bool(re.search(rf"^  {re.escape(b)}  \S+: -[\d.]+% in this process", out, re.M))
             settled = f" ({paired})" if paired else ""
             cells.append(f"{regressed}{settled} / {flagged} / {again} / {faster} of {n}")
-        print(f"| {float(s) * 100:.0f}% | `{label}` | " + " | ".join(cells) + " |")
+        times = []
+        for r in range(1, runs + 1):
+            try:
+                times.append(float(open(f"{work}/runs/{prefix}{s}-{r}.time").read()))
+            except (OSError, ValueError):
+                pass
+        took = f"{statistics.median(times):.1f} s" if times else "-"
+        print(f"| {float(s) * 100:.0f}% | `{label}` | " + " | ".join(cells) + f" | {took} |")
 PY
 if [ "$base_runs" -gt 1 ]; then
     log "re-judging against each baseline run alone (perfbench compare)"
