@@ -61,7 +61,7 @@ def verdicts(doc, b):
 
 print(f"# The verdict and the intervals at each stopping target ({runs} runs per slowdown, {iruns} plain runs for the intervals)\n")
 print("Cells per benchmark (computation / memory scan / sort). False alarms: runs of unchanged code whose wall time was judged regressed · with any counter flagged. Caught: runs whose wall time was judged regressed. Intervals: runs from the third whose interval holds the median of the runs.\n")
-head = ["target", "run time, unchanged (median)", "false alarms"] + [f"{float(s) * 100:.0f}% caught" for s in slowdowns if float(s) > 0] + ["intervals holding the median"]
+head = ["target", "run time, unchanged (median)"] + ["false alarms" if float(s) == 0 else f"{float(s) * 100:.0f}% caught" for s in slowdowns] + ["intervals holding the median"]
 print("| " + " | ".join(head) + " |")
 print("| " + " | ".join(["---"] * len(head)) + " |")
 for p in targets:
