@@ -9,6 +9,10 @@
 #   SAVE_LOAD=1 SLOWDOWNS="0 0.10" bench-compare/verdict.sh
 #                                                  # the baseline saved beside SAVE_LOAD busy
 #                                                  # loops: a baseline that sat slow, on purpose
+#   SAVE_SLOWDOWN=0.07 SLOWDOWNS="0 0.10" bench-compare/verdict.sh
+#                                                  # the baseline saved from code 7% slower (the
+#                                                  # copy it keeps does the unchanged work): a
+#                                                  # machine that has turned 7% faster since
 #
 # With BASE_RUNS > 1 the runs are also re-judged by `perfbench compare` against each run of the
 # baseline alone (bench-compare/base_runs.py; kept in $VERDICT_WORK/base_runs.md).
@@ -44,6 +48,7 @@ flags=${FLAGS:-}
 pair_flags=${PAIR_FLAGS:-}
 base_runs=${BASE_RUNS:-1}
 save_load=${SAVE_LOAD:-0}
+save_slowdown=${SAVE_SLOWDOWN:-0}
 work=${VERDICT_WORK:-/tmp/perfbench-verdict}
 rm -rf "$work/perfbench" "$work/runs" "$work/target/perfbench" "$work/ref-saved"
 mkdir -p "$work/runs"
@@ -62,9 +67,9 @@ for _ in $(seq 1 "$save_load"); do
     busy+=($!)
 done
 for r in $(seq 1 "$base_runs"); do
-    log "baseline: unchanged code, saved as \`ref\` (run $r of $base_runs; $save_load busy loops beside it)"
+    log "baseline: saved as \`ref\` (run $r of $base_runs; slowdown $save_slowdown; $save_load busy loops beside it)"
     # shellcheck disable=SC2086
-    PERFBENCH_SLOWDOWN=0 "$bin" --bench $flags --save-baseline ref --discard-baseline --format terse >/dev/null
+    PERFBENCH_SLOWDOWN=$save_slowdown "$bin" --bench $flags --save-baseline ref --discard-baseline --format terse >/dev/null
 done
 if [ "${#busy[@]}" -gt 0 ]; then
     kill "${busy[@]}"
@@ -98,12 +103,14 @@ for s in $slowdowns; do
     done
 done
 
-python3 - "$work" "$runs" "$slowdowns" "$flags" "$pair_flags" <<'PY' | tee "$work/summary.md"
-import json, re, sys, glob, statistics
+SAVE_SLOWDOWN=$save_slowdown python3 - "$work" "$runs" "$slowdowns" "$flags" "$pair_flags" <<'PY' | tee "$work/summary.md"
+import json, os, re, sys, glob, statistics
 work, runs, slowdowns, flags, pair_flags = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5]
 benches = ["verdict/compute", "verdict/memory", "verdict/sort"]
 base_runs = json.load(open(glob.glob(f"{work}/ref-saved/*.json")[0])).get("earlier_runs", [])
-print(f"# Verdicts against a saved baseline of {1 + len(base_runs)} run(s) ({runs} runs per slowdown; flags: `{flags or '(none)'}`)\n")
+save = float(os.environ.get("SAVE_SLOWDOWN") or 0)
+saved_from = f", saved from code {save * 100:.0f}% slower" if save else ""
+print(f"# Verdicts against a saved baseline of {1 + len(base_runs)} run(s){saved_from} ({runs} runs per slowdown; flags: `{flags or '(none)'}`)\n")
 print("Each cell: runs whose wall-time was judged regressed / runs with any counter flagged / runs that measured the benchmark again in this build to confirm a regression / runs that measured it again because it read faster (the baseline's build), of the runs read.\n")
 variants = [("", flags or "(none)")] + ([("pair-", f"{flags} {pair_flags}".strip())] if pair_flags else [])
 print("| slowdown | flags | " + " | ".join(benches) + " | run time (median) |")

@@ -9,6 +9,7 @@
 mod analyse;
 mod compared;
 mod confirm;
+mod fresh;
 pub mod paired;
 mod save;
 pub mod simulate;

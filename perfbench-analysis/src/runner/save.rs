@@ -8,7 +8,7 @@
 //! floor from its fastest process, so a second process is what it needs to see a level the
 //! first missed. So where a save would leave the baseline with one process of its build (a
 //! first save, or a save of another build), the tool measures the suite's benchmarks once more
-//! in a fresh process of the binary ([`super::confirm::measure_again`]) and saves that process
+//! in a fresh process of the binary ([`super::fresh::measure`]) and saves that process
 //! as the baseline's earlier run. Saved again from the same build, a baseline keeps its runs
 //! and needs none. `--no-confirm` turns it off, as it turns off every fresh process. It cannot
 //! help where the machine sat slow for the whole save, both processes with it: a baseline
@@ -16,6 +16,7 @@
 
 use super::analyse::StreamedSuite;
 use super::confirm;
+use super::fresh;
 use crate::baseline::Store;
 use crate::model::{self, Outcome, Report};
 use perfbench::runner::cli::{Args, Format};
@@ -88,7 +89,7 @@ fn second_process(report: &Report, again: &StreamedSuite, args: &Args) -> Option
             if ids.len() == 1 { "" } else { "s" }
         );
     }
-    match confirm::measure_again(&again.exe, &again.args, &ids) {
+    match fresh::measure(&again.exe, &again.args, &ids) {
         Ok(process) => {
             let measured: Vec<_> = process
                 .into_iter()
