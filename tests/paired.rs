@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
 
 use perfbench_analysis::model::json::from_json;
-use perfbench_analysis::model::{Method, Outcome, Report, Verdict};
+use perfbench_analysis::model::{Change, Method, Outcome, Report, Verdict};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_paired-fixture");
 
@@ -213,10 +213,11 @@ fn a_regression_is_confirmed_in_fresh_processes() {
         line.extend_from_slice(extra);
         let o = s.run(exe, &args(&line), env);
         assert!(o.status.success(), "{}", text(&o));
-        let report = s.report("run.json");
-        let wall = report.bench("fixture/spin").unwrap().counter("wall-time");
-        let change = wall.and_then(|c| c.change).expect("compared");
-        let again = report.earlier_figures("fixture/spin", "wall-time").len();
+        let change = spin_change(&s);
+        let again = s
+            .report("run.json")
+            .earlier_figures("fixture/spin", "wall-time")
+            .len();
         let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
         (change.verdict, again, stdout, text(&o))
     };
@@ -240,7 +241,7 @@ fn a_regression_is_confirmed_in_fresh_processes() {
         "{all}"
     );
     assert!(stdout.contains("paired ["), "{all}");
-    assert_eq!(paired_method(&s), Some(Method::Paired), "{all}");
+    assert_eq!(spin_change(&s).method, Method::Paired, "{all}");
     // The baseline's build measured in the first round (the machine as it is now), and kept.
     assert_eq!(baseline_runs(), 4, "{all}");
     std::fs::remove_file(&once).unwrap();
@@ -254,7 +255,7 @@ fn a_regression_is_confirmed_in_fresh_processes() {
     assert_eq!((verdict, again), (Verdict::Regressed, 1), "{all}");
     assert!(stdout.contains("with the fresh processes, +"), "{all}");
     assert!(stdout.contains("]: regressed"), "{all}");
-    assert_eq!(paired_method(&s), Some(Method::Paired), "{all}");
+    assert_eq!(spin_change(&s).method, Method::Paired, "{all}");
     assert_eq!(baseline_runs(), 4, "{all}");
     std::fs::remove_file(&once).unwrap();
     let (verdict, again, stdout, all) = judged(&base, &["--no-confirm"], &slow_once);
@@ -277,7 +278,7 @@ fn a_regression_is_confirmed_in_fresh_processes() {
         "{all}"
     );
     assert!(stdout.contains("]: regressed\n"), "{all}");
-    assert_eq!(paired_method(&s), Some(Method::Paired), "{all}");
+    assert_eq!(spin_change(&s).method, Method::Paired, "{all}");
     assert_eq!(baseline_runs(), 5, "{all}");
     // Started to stream to a tool that is not there: exit 2, saying so, nothing measured.
     let nowhere = s.dir.join("nobody.sock");
@@ -329,9 +330,7 @@ fn a_run_that_reads_faster_measures_the_baselines_build_again() {
         line.extend_from_slice(extra);
         let o = s.run(&base, &args(&line), &[]);
         assert!(o.status.success(), "{}", text(&o));
-        let report = s.report("run.json");
-        let wall = report.bench("fixture/spin").unwrap().counter("wall-time");
-        let change = wall.and_then(|c| c.change).expect("compared");
+        let change = spin_change(&s);
         (
             change,
             String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -424,9 +423,7 @@ fn a_slowdown_hidden_by_a_baseline_saved_slow_is_found_by_the_check() {
         line.extend_from_slice(extra);
         let o = s.run(exe, &args(&line), env);
         assert!(o.status.success(), "{}", text(&o));
-        let report = s.report("run.json");
-        let wall = report.bench("fixture/spin").unwrap().counter("wall-time");
-        let change = wall.and_then(|c| c.change).expect("compared");
+        let change = spin_change(&s);
         let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
         (change.verdict, stdout, text(&o))
     };
@@ -460,11 +457,11 @@ fn a_slowdown_hidden_by_a_baseline_saved_slow_is_found_by_the_check() {
     assert!(runs("main") > 2, "{all}");
 }
 
-/// The method of `spin`'s wall-time change in the scratch directory's `run.json`.
-fn paired_method(s: &Scratch) -> Option<Method> {
+/// `spin`'s wall-time change in the scratch directory's `run.json`.
+fn spin_change(s: &Scratch) -> Change {
     let report = s.report("run.json");
-    let wall = report.bench("fixture/spin")?.counter("wall-time")?;
-    wall.change.map(|c| c.method)
+    let wall = report.bench("fixture/spin").unwrap().counter("wall-time");
+    wall.and_then(|c| c.change).expect("compared")
 }
 
 /// A build made ten times slower is regressed, and the run fails with
