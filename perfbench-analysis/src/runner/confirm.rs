@@ -208,11 +208,11 @@ pub(super) fn confirm_changes(
         (r.more, r.more_base) = (new.len(), base.len());
     }
     before.retain(|r| r.more + r.more_base > 0);
-    say(&summary(&before, results));
+    let quiet = quiet(&before, results);
+    say(&summary(&before, &quiet, results));
     // What the check left as it was is not kept in the baseline: kept every run, its fresh
     // processes would fill the baseline's runs, whose floor then has more chances to come down
     // than a run's.
-    let quiet = quiet(&before, results);
     for p in &mut again.base {
         p.retain(|b| !quiet.contains(&b.id.as_str()));
     }
@@ -367,38 +367,33 @@ pub(super) fn slower(results: &[Benchmark]) -> Vec<String> {
 /// ([`changed`]) with a counter [`checked`]: measured once in the baseline's build.
 pub(super) fn checked_only(results: &[Benchmark]) -> Vec<String> {
     let asked = changed(results);
-    results
-        .iter()
-        .filter(|b| b.outcome == Outcome::Measured && !asked.contains(&b.id))
-        .filter(|b| b.counters.iter().any(checked))
-        .map(|b| b.id.clone())
-        .collect()
+    let mut ids = measured_with(results, checked);
+    ids.retain(|id| !asked.contains(id));
+    ids
 }
 
 /// The ids of the measured benchmarks of `results` with a time or cycle counter judged
 /// improved: measured again in the baseline's build while they read so.
 pub(super) fn improved(results: &[Benchmark]) -> Vec<String> {
-    let improved = |c: &CounterResult| {
+    measured_with(results, |c| {
         timed(&c.name)
             && c.change
                 .as_ref()
                 .is_some_and(|ch| ch.verdict == Verdict::Improved)
-    };
-    results
-        .iter()
-        .filter(|b| b.outcome == Outcome::Measured && b.counters.iter().any(improved))
-        .map(|b| b.id.clone())
-        .collect()
+    })
 }
 
 /// The ids of the measured benchmarks of `results` with a counter whose [`to_confirm`] is
 /// `wanted`.
 fn asking(results: &[Benchmark], wanted: impl Fn(Option<Verdict>) -> bool) -> Vec<String> {
+    measured_with(results, |c| wanted(to_confirm(c)))
+}
+
+/// The ids of the measured benchmarks of `results` with a counter `counter` holds of.
+fn measured_with(results: &[Benchmark], counter: impl Fn(&CounterResult) -> bool) -> Vec<String> {
     results
         .iter()
-        .filter(|b| {
-            b.outcome == Outcome::Measured && b.counters.iter().any(|c| wanted(to_confirm(c)))
-        })
+        .filter(|b| b.outcome == Outcome::Measured && b.counters.iter().any(&counter))
         .map(|b| b.id.clone())
         .collect()
 }
@@ -450,8 +445,8 @@ fn header(before: &[Regressed]) -> String {
 
 /// Whether `r`, only checked, stayed as it was (see [`quiet`]).
 fn is_quiet(r: &Regressed, results: &[Benchmark]) -> bool {
+    let b = results.iter().find(|b| b.id == r.id);
     let unchanged = |name: &String| {
-        let b = results.iter().find(|b| b.id == r.id);
         let change = b
             .and_then(|b| b.counter(name))
             .and_then(|c| c.change.as_ref());
@@ -469,11 +464,10 @@ pub(super) fn quiet<'a>(before: &'a [Regressed], results: &[Benchmark]) -> Vec<&
 
 /// What the terminal says of the benchmarks measured again: for each counter measured again
 /// for, its change in this process and with the fresh processes, and the verdict with them;
-/// of the benchmarks only checked that stayed as they were ([`quiet`]), how many.
-pub(super) fn summary(before: &[Regressed], results: &[Benchmark]) -> String {
+/// of the benchmarks only checked that stayed as they were (`quiet`, [`quiet`]'s), how many.
+pub(super) fn summary(before: &[Regressed], quiet: &[&str], results: &[Benchmark]) -> String {
     use perfbench::units::format_change;
     let mut out = String::new();
-    let quiet = quiet(before, results);
     for Regressed {
         id,
         counters,
@@ -733,7 +727,7 @@ pub(super) mod tests {
             more_base: 1,
         }];
         assert_eq!(
-            summary(&before, &[after]),
+            summary(&before, &[], &[after]),
             "  g/x  wall-time: +17.6% in this process, +0.3% with 1 more of this build and 1 of \
              the baseline's: unchanged\n"
         );
@@ -746,7 +740,7 @@ pub(super) mod tests {
         }];
         let after = bench("g/x", vec![counter("wall-time", Some(Verdict::Regressed))]);
         assert_eq!(
-            summary(&before, &[after]),
+            summary(&before, &[], &[after]),
             "  g/x  wall-time: -15.0% in this process, +20.0% with 1 more of the baseline's \
              build: regressed\n"
         );
@@ -777,9 +771,10 @@ pub(super) mod tests {
             bench("g/a", vec![counter("wall-time", Some(Verdict::Unchanged))]),
             bench("g/b", vec![counter("wall-time", Some(Verdict::Unchanged))]),
         ];
-        assert_eq!(quiet(&before, &results), ["g/a", "g/b"]);
+        let quiet = quiet(&before, &results);
+        assert_eq!(quiet, ["g/a", "g/b"]);
         assert_eq!(
-            summary(&before, &results),
+            summary(&before, &quiet, &results),
             "  g/flagged  wall-time: +2.0% in this process, +20.0% with 1 more of the baseline's \
              build: regressed\n  \
              g/again  wall-time: +2.0% in this process, +20.0% with 1 more of this build and 1 of \
