@@ -13,6 +13,7 @@
 #                                                  # the baseline saved from code 7% slower (the
 #                                                  # copy it keeps does the unchanged work): a
 #                                                  # machine that has turned 7% faster since
+#                                                  # the save
 #
 # With BASE_RUNS > 1 the runs are also re-judged by `perfbench compare` against each run of the
 # baseline alone (bench-compare/base_runs.py; kept in $VERDICT_WORK/base_runs.md).
