@@ -454,8 +454,8 @@ def verdict_figures(runs):
 
 
 RULES = {
-    # stats/rounds.rs: Spread::Iqr (the default) and Spread::LowQuarter; and the floor's level
-    # alone (tried, not in the tool: docs/validation.md, "The stopping rule").
+    # stats/rounds.rs: Spread::Iqr, Spread::LowQuarter and Spread::Level (the default: the
+    # floor's level alone; docs/validation.md, "The floor's level").
     "iqr x 0.5": lambda b, n: 0.5 * math.sqrt(0.5 * (b[1] ** 2 + n[1] ** 2)),
     "q25-min x 1": lambda b, n: 1.0 * math.sqrt(0.5 * (b[2] ** 2 + n[2] ** 2)),
     "level iqr x 0.5": lambda b, n: 0.5 * math.sqrt(0.5 * (b[3] ** 2 + n[3] ** 2)),

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Replays compare_rounds' verdict on wall time over every pair of real runs, with both spread
-measures of stats/rounds.rs (`Spread::Iqr`, the default: 0.5 x the IQR of the ln round
-figures; `Spread::LowQuarter`: 1 x their 25th percentile minus their smallest), and one tried
-and not kept (`level iqr`: the IQR of the floor's level alone, noise_fit.level_iqr; the guide's
-validation page says why).
+"""Replays compare_rounds' verdict on wall time over every pair of real runs, with the three
+spread measures of stats/rounds.rs (`Spread::Iqr`: 0.5 x the IQR of the ln round figures;
+`Spread::LowQuarter`: 1 x their 25th percentile minus their smallest; `Spread::Level`, the
+default, `level iqr` here: 0.5 x the IQR of the floor's level alone, noise_fit.level_iqr; the
+guide's validation page, "The floor's level").
 
     python3 bench-compare/replay.py /tmp/perfbench-noise/runs:0 \\
         /tmp/perfbench-pairs/runs:plain-0:plain-0.10 /tmp/perfbench-pairs-busy/runs:0:0.10
@@ -14,8 +14,8 @@ unchanged runs, flagged either way. Caught: every unchanged run as the baseline 
 slowed run, judged regressed; without SLOWED, against every other unchanged run with its
 samples times 1.1. The rule is compare_rounds' for a time counter: the ratio of the floors
 (each run's smallest sample) against max(8%, the pooled spread x its factor); the root mean
-square of the two runs' spreads pools them. With `Spread::Iqr` this is what `perfbench
-compare` says (bench-compare/pairs.sh's summary.md counts the same pairs).
+square of the two runs' spreads pools them. With `level iqr` (`Spread::Level`) this is what
+`perfbench compare` of two single runs says.
 
 `BASE_RUNS=1,3,5` (default 1) also replays baselines saved from several runs of one build
 (`--save-baseline` repeated; stats/rounds.rs `compare_runs`): each window of K consecutive

@@ -280,11 +280,11 @@ pub struct CompareConfig {
     pub seed: u64,
     /// With rounds ([`compare_rounds`](super::compare_rounds)): the threshold grows to this
     /// many times the robust spread of the round figures, for benchmarks whose rounds show
-    /// that they move more than the threshold allows for. Used by [`Spread::Iqr`] (the
-    /// default); [`Spread::LowQuarter`] carries its own factor.
+    /// that they move more than the threshold allows for. Used by [`Spread::Level`] (the
+    /// default) and [`Spread::Iqr`]; [`Spread::LowQuarter`] carries its own factor.
     pub noise_factor: f64,
     /// With rounds: how the spread of the round figures that grows the threshold is measured.
-    /// [`Spread::Iqr`] by default.
+    /// [`Spread::Level`] by default.
     pub spread: Spread,
     /// With rounds: a difference of the floors of at least this much per iteration is a
     /// change whatever the threshold (0.5 for exact counters: one more instruction per
@@ -335,7 +335,7 @@ impl CompareConfig {
             resamples: DEFAULT_RESAMPLES,
             seed: DEFAULT_SEED,
             noise_factor: NOISE_FACTOR,
-            spread: Spread::Iqr,
+            spread: Spread::default(),
             min_step: if kind == CounterKind::Exact {
                 0.5
             } else {
@@ -349,18 +349,20 @@ impl CompareConfig {
 pub const NOISE_FACTOR: f64 = 0.5;
 
 /// How [`compare_rounds`](super::compare_rounds) measures the spread of each run's round
-/// figures ([`CompareConfig::spread`]). Either measure is taken on the logarithms of one run's
+/// figures ([`CompareConfig::spread`]). Each measure is taken on the logarithms of one run's
 /// round figures, pooled over the two runs as the root mean square, and multiplied by a
 /// factor; the threshold grows to that product when it is larger than
 /// [`CompareConfig::threshold`].
 ///
-/// The two read different things. The interquartile range is how far the middle half of a
-/// run's rounds spread: wide when many rounds were disturbed, whatever the floor did. The lower
-/// quarter (25th percentile minus the smallest) is how far above its floor a quarter of the run's
-/// rounds already were: small when the floor is a level the run came back to, large when the
-/// floor was a lucky round or the run changed level part way, which is what can move a floor
-/// from one run to the next. The guide (docs/validation.md, "How often the verdict is right here") sets the two
-/// side by side on synthetic and on measured runs.
+/// They read different things. The interquartile range of all the rounds is how far the middle
+/// half of a run's rounds spread: wide when many rounds were disturbed, whatever the floor did.
+/// The default reads it on the floor's level alone: where a run's rounds sit at two levels
+/// (its floor's, and one twice as slow a third to a half of the time, as a memory scan's did on
+/// the project's VM), the IQR of all of them spans both and grows an 8% threshold to 25-35%,
+/// while the rounds at the floor repeat to a percent or two. The lower quarter (25th percentile
+/// minus the smallest) is how far above its floor a quarter of the run's rounds already were.
+/// The guide (docs/validation.md, "How often the verdict is right here" and "The floor's
+/// level") sets them side by side on synthetic and on measured runs.
 ///
 /// ```
 /// use perfbench_analysis::stats::{compare_rounds, CompareConfig, Spread, Verdict};
@@ -369,12 +371,13 @@ pub const NOISE_FACTOR: f64 = 0.5;
 /// // new run 9% above that floor in every round.
 /// let base: [&[f64]; 6] = [&[100.0], &[115.0], &[115.5], &[116.0], &[115.0], &[115.2]];
 /// let new: [&[f64]; 6] = [&[109.0], &[109.2], &[109.1], &[109.3], &[109.0], &[109.4]];
-/// let iqr = CompareConfig::for_counter("wall-time");
-/// assert_eq!(iqr.spread, Spread::Iqr); // the default
-/// let low = CompareConfig { spread: Spread::low_quarter(), ..iqr };
-/// // The middle rounds agree: the threshold stays 8%, and 9% is a regression.
-/// let by_iqr = compare_rounds(&base, &new, &iqr);
-/// assert_eq!((by_iqr.threshold, by_iqr.verdict), (0.08, Verdict::Regressed));
+/// let level = CompareConfig::for_counter("wall-time");
+/// assert_eq!(level.spread, Spread::Level); // the default
+/// let low = CompareConfig { spread: Spread::low_quarter(), ..level };
+/// // One round is fewer than a quarter: the level is all of them, whose middle rounds agree.
+/// // The threshold stays 8%, and 9% is a regression.
+/// let by_level = compare_rounds(&base, &new, &level);
+/// assert_eq!((by_level.threshold, by_level.verdict), (0.08, Verdict::Regressed));
 /// // A quarter of the baseline's rounds sat 14% above its floor: the threshold grows to 9.9%.
 /// let by_low = compare_rounds(&base, &new, &low);
 /// assert!(by_low.threshold > 0.09 && by_low.verdict == Verdict::Unchanged);
@@ -382,8 +385,7 @@ pub const NOISE_FACTOR: f64 = 0.5;
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Spread {
     /// [`CompareConfig::noise_factor`] (0.5 by default) times the interquartile range of the
-    /// ln round figures. The default.
-    #[default]
+    /// ln round figures.
     Iqr,
     /// `factor` times the lower quarter of the ln round figures: their 25th percentile minus
     /// their smallest. [`Spread::low_quarter`] gives factor [`LOW_QUARTER_FACTOR`] (1).
@@ -398,6 +400,13 @@ pub enum Spread {
         /// The multiple of the pooled lower quarter that the threshold grows to.
         factor: f64,
     },
+    /// [`CompareConfig::noise_factor`] times the interquartile range of the floor's level
+    /// alone: the sorted ln round figures up to the first step between neighbours of more than
+    /// 5%, when at least a quarter of the rounds (and three) are below it; the IQR of all of
+    /// them otherwise. A run whose rounds sit at two levels, its floor's and one far above,
+    /// reads the spread of the floor's level, where the IQR would span both. The default.
+    #[default]
+    Level,
 }
 
 /// The factor of [`Spread::low_quarter`].

@@ -97,6 +97,7 @@ pub fn compare_runs(base: &[&[&[f64]]], new: &[&[&[f64]]], cfg: &CompareConfig) 
         let (measure, factor): (fn(&[f64]) -> f64, f64) = match cfg.spread {
             Spread::Iqr => (iqr, cfg.noise_factor),
             Spread::LowQuarter { factor } => (low_quarter, factor),
+            Spread::Level => (level_iqr, cfg.noise_factor),
         };
         // The median of the runs' own spreads of ln round figures, squared, per side.
         let side = |runs: &[Vec<f64>]| {
@@ -308,6 +309,24 @@ fn low_quarter(v: &[f64]) -> f64 {
     })
 }
 
+/// The widest step between neighbouring sorted ln round figures that still counts as one level
+/// ([`Spread::Level`]): 5%.
+const LEVEL_GAP: f64 = 0.048_790_164_169_432; // ln 1.05
+
+/// The interquartile range of the floor's level ([`Spread::Level`]): of the sorted values `v`
+/// up to the first step between neighbours wider than [`LEVEL_GAP`], when those are at least a
+/// quarter of them and at least [`MIN_ROUNDS`]; otherwise of them all.
+fn level_iqr(v: &[f64]) -> f64 {
+    let end = (1..v.len())
+        .find(|&i| v[i] - v[i - 1] > LEVEL_GAP)
+        .unwrap_or(v.len());
+    if end >= MIN_ROUNDS && 4 * end >= v.len() {
+        iqr(&v[..end])
+    } else {
+        iqr(v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,8 +475,8 @@ mod tests {
     #[test]
     fn the_threshold_grows_with_the_spread_of_the_rounds() {
         // Most rounds disturbed by up to 60% (a busy neighbour; the noise of a shared machine
-        // only adds): the interquartile range of the round figures is about a third, and
-        // a 12% move of the floor is within what the rounds show.
+        // only adds): the interquartile range of the round figures is about a third, and with
+        // it (`Spread::Iqr`) a 12% move of the floor is within what the rounds show.
         let mut rng = Rng::new(5);
         let mut wild = |cost: f64| {
             run(10, 5, |_, _| cost)
@@ -473,9 +492,21 @@ mod tests {
                 .collect::<Vec<Vec<f64>>>()
         };
         let (a, b) = (wild(1000.0), wild(1120.0));
-        let c = verdict(&a, &b, &cfg("wall-time"));
+        let iqr = CompareConfig {
+            spread: Spread::Iqr,
+            ..cfg("wall-time")
+        };
+        let c = verdict(&a, &b, &iqr);
         assert!(c.threshold > 0.12, "{c:?}");
         assert_eq!(c.verdict, Verdict::Unchanged);
+        // The default reads the floor's level alone: the rounds left undisturbed (three in
+        // ten or more, all at the floor) agree, and 12% is a regression.
+        let c = verdict(&a, &b, &cfg("wall-time"));
+        assert_eq!(
+            (c.threshold, c.verdict),
+            (0.08, Verdict::Regressed),
+            "{c:?}"
+        );
         // Steady rounds: the 8% default, and the same 12% is a regression.
         let steady = |cost: f64| run(10, 5, |_, i| cost + i as f64);
         let c = verdict(&steady(1000.0), &steady(1120.0), &cfg("wall-time"));
@@ -483,7 +514,7 @@ mod tests {
     }
 
     #[test]
-    fn the_spread_is_the_iqr_by_default_or_the_lower_quarter_with_its_own_factor() {
+    fn the_iqr_of_the_floors_level_by_default_the_iqr_of_all_or_the_lower_quarter() {
         // ln round figures over the floor: the baseline came down to its floor in one round
         // and otherwise sat 12-14% higher; the new run is steady, 8.3% above that floor.
         let base_ln = [0.0, 0.12, 0.12, 0.12, 0.13, 0.13, 0.13, 0.14, 0.14, 0.14];
@@ -492,10 +523,12 @@ mod tests {
         let pooled = |b: f64, n: f64| (0.5 * (b * b + n * n)).sqrt();
         let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
         // Interquartile ranges (ranks 2.25 and 6.75 of 0..9): 1.75% and 0.45%; lower
-        // quarters (rank 2.25 over rank 0): 12% and 0.225%.
+        // quarters (rank 2.25 over rank 0): 12% and 0.225%. The baseline's floor is one round
+        // below a gap of 12%, fewer than a quarter of its rounds: its level is all of them.
         let (iqr, low) = (pooled(0.0175, 0.0045), pooled(0.12, 0.00225));
         let wall = cfg("wall-time");
-        assert_eq!(wall.spread, Spread::Iqr);
+        assert_eq!(wall.spread, Spread::Level);
+        assert_eq!(Spread::default(), Spread::Level);
         // The default: 0.5 x 1.3% is below 8%, and 8.3% is a regression.
         let c = verdict(&base, &new, &wall);
         assert_eq!(
@@ -503,15 +536,15 @@ mod tests {
             (0.08, Verdict::Regressed),
             "{c:?}"
         );
-        let by_iqr = verdict(
-            &base,
-            &new,
-            &CompareConfig {
+        for spread in [Spread::Level, Spread::Iqr] {
+            let wide = CompareConfig {
                 noise_factor: 100.0,
+                spread,
                 ..wall
-            },
-        );
-        assert!(close(by_iqr.threshold, 100.0 * iqr), "{by_iqr:?}");
+            };
+            let c = verdict(&base, &new, &wide);
+            assert!(close(c.threshold, 100.0 * iqr), "{spread:?}: {c:?}");
+        }
         // The lower quarter, times 1: 8.49%, and 8.3% is within it.
         let lq = CompareConfig {
             spread: Spread::low_quarter(),
@@ -533,6 +566,45 @@ mod tests {
             (a.baseline, a.ratio, a.ci_low, a.ci_high, a.p_value),
             (b.baseline, b.ratio, b.ci_low, b.ci_high, b.p_value)
         );
+    }
+
+    #[test]
+    fn rounds_at_two_levels_grow_the_threshold_by_the_floors_level_alone() {
+        // ln round figures: 4 of 10 rounds at the floor's level (within 1%), 6 at twice the
+        // time; the new run the same, 10% slower.
+        let levels = [0.0, 0.002, 0.006, 0.01, 0.69, 0.69, 0.7, 0.7, 0.71, 0.71];
+        let at = |cost: f64, ln: &[f64]| run(10, 3, |r, i| cost * f64::exp(ln[r]) + i as f64);
+        let (base, new) = (at(1000.0, &levels), at(1100.0, &levels));
+        let wall = cfg("wall-time");
+        // The level: IQR of the four lowest 0.55% (ranks 0.75 and 2.25), so 8% stands.
+        let c = verdict(&base, &new, &wall);
+        assert_eq!(
+            (c.threshold, c.verdict),
+            (0.08, Verdict::Regressed),
+            "{c:?}"
+        );
+        // The IQR of all ten spans both levels (0.69 - 0.007): a threshold of 34%.
+        let iqr = CompareConfig {
+            spread: Spread::Iqr,
+            ..wall
+        };
+        let c = verdict(&base, &new, &iqr);
+        assert!(c.threshold > 0.3, "{c:?}");
+        assert_eq!(c.verdict, Verdict::Unchanged);
+        // Two of ten at the floor's level are fewer than a quarter: the IQR of all of them,
+        // here the upper level's alone (1%), so 8% stands.
+        let two = [0.0, 0.002, 0.69, 0.69, 0.69, 0.7, 0.7, 0.7, 0.71, 0.71];
+        let (base, new) = (at(1000.0, &two), at(1100.0, &two));
+        let (a, b) = (verdict(&base, &new, &wall), verdict(&base, &new, &iqr));
+        assert_eq!((a.threshold, a.verdict), (b.threshold, b.verdict));
+        assert_eq!(a.threshold, 0.08);
+        // Steps of at most 5% are one level: rounds climbing 4% at a time are all of it.
+        let climb: Vec<f64> = (0..10).map(|r| 0.04 * r as f64).collect();
+        let (a, b) = (
+            verdict(&at(1000.0, &climb), &at(1100.0, &climb), &wall),
+            verdict(&at(1000.0, &climb), &at(1100.0, &climb), &iqr),
+        );
+        assert_eq!(a.threshold, b.threshold);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The verdict on synthetic runs: a noise model whose profiles were fitted to real runs of
 //! `bench-compare/verdict-suite` (the model's terms are `Profile`'s fields), and tests that hold
-//! [`compare_rounds`] and [`compare_runs`] to their rates on it, with either spread measure
-//! ([`Spread::Iqr`], [`Spread::LowQuarter`]) and a fixed seed. The tests assert the targets where
+//! [`compare_rounds`] and [`compare_runs`] to their rates on it, with each spread measure
+//! ([`Spread::Level`], the default; [`Spread::Iqr`]; [`Spread::LowQuarter`]) and a fixed seed,
+//! and with the tool's confirmation in fresh processes modelled ([`rate_confirmed`]). The tests assert the targets where
 //! they hold and pin the other rates, so that a change of the rule shows.
 //!
 //! `cargo test -p perfbench-analysis --lib detection_by_profile -- --nocapture` prints the
@@ -22,8 +23,8 @@ mod profiles;
 use model::*;
 use profiles::*;
 
-/// The targets on the profiles fitted here, under either spread measure. They hold
-/// for `compute` and `sort`; `memory` meets the false alarms and +25% and misses 10% either
+/// The targets on the profiles fitted here, under each spread measure. They hold
+/// for `compute` and `sort`; `memory` meets the false alarms and +25% and misses 10% each
 /// way, which the bounds pin a little below the rates it gives, so that a change of the rule
 /// shows. Its misses are this machine's: measured here its floor took one of two levels about
 /// 4.6% apart from run to run (the model's `p_high`), and the runs themselves, scaled by 1.1
@@ -31,8 +32,8 @@ use profiles::*;
 #[test]
 fn the_targets_on_the_profiles_fitted_here() {
     let wall = CompareConfig::for_counter("wall-time");
-    // memory: 1.25% false alarms either way; +10% 72.8% and 75.5%, -10% 68.8% and 70.3%
-    // (IQR and lower quarter); +25% 99.75% and 100%.
+    // memory: 1.25% false alarms each way; +10% 72.8%, 75.5% and 75.3%, -10% 68.8%, 70.3%
+    // and 69.8% (IQR, lower quarter and the floor's level); +25% 99.75%, 100% and 100%.
     let memory = Bounds {
         slower_10: 0.68,
         faster_10: 0.64,
@@ -43,7 +44,12 @@ fn the_targets_on_the_profiles_fitted_here() {
         faster_10: 0.65,
         ..TARGETS
     };
-    for (spread, memory) in SPREADS.iter().zip([memory, memory_low]) {
+    let memory_level = Bounds {
+        slower_10: 0.70,
+        faster_10: 0.65,
+        ..TARGETS
+    };
+    for (spread, memory) in SPREADS.iter().zip([memory, memory_low, memory_level]) {
         let cfg = CompareConfig {
             spread: *spread,
             ..wall
@@ -164,15 +170,17 @@ fn the_first_fits_with_the_first_shape() {
                 ..TARGETS
             },
         ),
-        // Only the false alarms meet the target (3%); 10% is caught in about a fifth of the
-        // pairs, 25% in seven eighths.
+        // Under the default spread (`Spread::Level`) its false alarms are 18.5% of single
+        // pairs (1.8% with the tool's confirmation: `confirmation_by_profile`); 10% is caught
+        // in about three pairs in five, 25% in nearly all. (`Spread::Iqr`: 3% false alarms, 10%
+        // caught in a fifth.)
         (
             FIRST_MEMORY,
             Bounds {
-                slower_10: 0.20,
-                faster_10: 0.15,
-                slower_25: 0.80,
-                ..TARGETS
+                false_alarms: 0.20,
+                slower_10: 0.55,
+                faster_10: 0.58,
+                slower_25: 0.97,
             },
         ),
         // 10% false alarms, 10% caught in about 60% of the pairs; 25% at the target's edge
@@ -578,5 +586,46 @@ mod properties {
                 assert!(rel(a * scale, b), "{a} x {scale} vs {b}");
             }
         }
+    }
+}
+
+/// The verdict with the tool's confirmation modelled ([`rate_confirmed`]) on every profile,
+/// beside the single pair, for the default spread ([`Spread::Level`]) and the IQR of all rounds:
+/// `cargo test -p perfbench-analysis --release --lib confirmation_by_profile -- --nocapture`
+/// prints the table of the guide's validation page. With confirmation the default meets the
+/// false-alarm target on every profile, the first fits' included (whose floors drift between
+/// runs more than any run shows in itself: 18.5% of single pairs of `first memory`), and it
+/// catches 10% at least about as often as the IQR everywhere.
+#[test]
+fn confirmation_by_profile() {
+    let wall = CompareConfig::for_counter("wall-time");
+    println!("| profile | spread | 0% (any flag): pair / confirmed | +10%: pair / confirmed | -10% (improved): pair / confirmed |");
+    println!("| --- | --- | ---: | ---: | ---: |");
+    let shifts = [
+        (0.0, None),
+        (0.10, Some(Verdict::Regressed)),
+        (-0.10, Some(Verdict::Improved)),
+    ];
+    let mut confirmed = Vec::new();
+    for spread in [Spread::Level, Spread::Iqr] {
+        let cfg = CompareConfig { spread, ..wall };
+        for (i, p) in PROFILES {
+            let mut cells = Vec::new();
+            let mut rates = Vec::new();
+            for (j, (shift, expect)) in shifts.iter().enumerate() {
+                let seed = 900 + 10 * i as u64 + j as u64;
+                let pair = rate(seed, &p, *shift, &cfg, *expect);
+                let conf = rate_confirmed(seed, &p, *shift, &cfg, *expect);
+                cells.push(format!("{:.1}% / {:.1}%", 100.0 * pair, 100.0 * conf));
+                rates.push(conf);
+            }
+            println!("| {} | {spread:?} | {} |", p.name, cells.join(" | "));
+            confirmed.push((p.name, spread, rates));
+        }
+    }
+    let (level, iqr) = confirmed.split_at(PROFILES.len());
+    for ((name, _, l), (_, _, q)) in level.iter().zip(iqr) {
+        assert!(l[0] <= TARGETS.false_alarms, "{name}: {l:?}");
+        assert!(l[1] >= q[1] - 0.02, "{name}: level {l:?}, iqr {q:?}");
     }
 }

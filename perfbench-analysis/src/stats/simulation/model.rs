@@ -167,6 +167,71 @@ pub(super) fn rate_runs(
     hits as f64 / PAIRS as f64
 }
 
+/// The most fresh processes of the new build a flagged comparison is measured in, one at a time
+/// while it stands: the tool's `runner::confirm::MOST_AGAIN`.
+pub(super) const MOST_AGAIN: usize = 4;
+
+/// As [`rate`], with the tool's confirmation in fresh processes modelled on each pair (a run
+/// compared with a baseline of one run; `runner::confirm`): after the first reading, one more
+/// run of the baseline's build always (the check), and one more of the new build too where
+/// the new run reads regressed or slower by more than half the threshold; then, while a
+/// regression stands, one more of each build, and while an improvement stands, one more of
+/// the baseline's, up to [`MOST_AGAIN`] times. The verdict is the one over all the runs
+/// ([`compare_runs`]). Not modelled: the paired settle that follows.
+pub(super) fn rate_confirmed(
+    seed: u64,
+    p: &Profile,
+    shift: f64,
+    cfg: &CompareConfig,
+    expect: Option<Verdict>,
+) -> f64 {
+    let mut rng = Rng::new(seed);
+    let new_cost = 1000.0 * (1.0 + shift);
+    let mut hits = 0;
+    for i in 0..PAIRS {
+        let cfg = CompareConfig {
+            seed: i as u64,
+            resamples: 200,
+            ..*cfg
+        };
+        let mut base = vec![simulate(&mut rng, p, 1000.0)];
+        let mut new = vec![simulate(&mut rng, p, new_cost)];
+        let judge = |base: &[Vec<Vec<f64>>], new: &[Vec<Vec<f64>>]| {
+            let b: Vec<Vec<&[f64]>> = base.iter().map(|r| slices(r)).collect();
+            let n: Vec<Vec<&[f64]>> = new.iter().map(|r| slices(r)).collect();
+            let b: Vec<&[&[f64]]> = b.iter().map(Vec::as_slice).collect();
+            let n: Vec<&[&[f64]]> = n.iter().map(Vec::as_slice).collect();
+            compare_runs(&b, &n, &cfg)
+        };
+        let first = judge(&base, &new);
+        let slower = first.verdict == Verdict::Regressed
+            || first.ratio.is_some_and(|r| r > 1.0 + 0.5 * first.threshold);
+        base.push(simulate(&mut rng, p, 1000.0));
+        if slower {
+            new.push(simulate(&mut rng, p, new_cost));
+        }
+        let mut v = judge(&base, &new).verdict;
+        for _ in 0..MOST_AGAIN {
+            match v {
+                Verdict::Regressed => {
+                    new.push(simulate(&mut rng, p, new_cost));
+                    while base.len() < new.len() {
+                        base.push(simulate(&mut rng, p, 1000.0));
+                    }
+                }
+                Verdict::Improved => base.push(simulate(&mut rng, p, 1000.0)),
+                _ => break,
+            }
+            v = judge(&base, &new).verdict;
+        }
+        hits += usize::from(match expect {
+            Some(e) => v == e,
+            None => v != Verdict::Unchanged,
+        });
+    }
+    hits as f64 / PAIRS as f64
+}
+
 /// The targets: at most 5% false alarms at zero shift; a 10% slowdown judged
 /// regressed, and a 10% speedup improved, in at least 95% of pairs; a 25% slowdown in at least
 /// 99%.
@@ -206,8 +271,9 @@ pub(super) fn assert_bounds(p: &Profile, b: &Bounds, cfg: &CompareConfig, seed: 
     assert!(rates[3] >= b.slower_25, "{name}: +25% {}", rates[3]);
 }
 
-/// The two spread measures of [`compare_rounds`]: the default, and the lower quarter.
-pub(super) const SPREADS: [Spread; 2] = [Spread::Iqr, Spread::low_quarter()];
+/// The spread measures of [`compare_rounds`]: the IQR, the lower quarter, and the floor's
+/// level (the default).
+pub(super) const SPREADS: [Spread; 3] = [Spread::Iqr, Spread::low_quarter(), Spread::Level];
 
 /// A run's ln floor, and the interquartile range and the lower quarter (25th percentile minus
 /// the smallest) of its ln round minima: what [`compare_rounds`] reads from it.
