@@ -2,7 +2,7 @@
 //! `bench-compare/verdict-suite` (the model's terms are `Profile`'s fields), and tests that hold
 //! [`compare_rounds`] and [`compare_runs`] to their rates on it, with each spread measure
 //! ([`Spread::Level`], the default; [`Spread::Iqr`]; [`Spread::LowQuarter`]) and a fixed seed,
-//! and with the tool's confirmation in fresh processes modelled ([`rate_confirmed`]). The tests assert the targets where
+//! and with the tool's confirmation in fresh processes modelled ([`Pairing::Confirmed`]). The tests assert the targets where
 //! they hold and pin the other rates, so that a change of the rule shows.
 //!
 //! `cargo test -p perfbench-analysis --lib detection_by_profile -- --nocapture` prints the
@@ -13,7 +13,7 @@
 //! Its parts: `profiles` (the fitted noise profiles) and `model` (runs drawn from a profile, and
 //! the rates the verdict gives on them); the tests are here.
 
-use super::change::{CompareConfig, Spread, Verdict};
+use super::change::{Change, CompareConfig, Spread, Verdict};
 use super::rng::Rng;
 use super::rounds::{compare_rounds, compare_runs};
 
@@ -81,10 +81,31 @@ fn a_baseline_of_five_runs_meets_the_slowdown_targets_on_the_profiles_fitted_her
     {
         let seed = 860 + 10 * i as u64;
         let rates = [
-            rate_runs(seed, p, 0.0, &wall, None, 5),
-            rate_runs(seed + 1, p, 0.10, &wall, Some(Verdict::Regressed), 5),
-            rate_runs(seed + 2, p, -0.10, &wall, Some(Verdict::Improved), 5),
-            rate_runs(seed + 3, p, 0.25, &wall, Some(Verdict::Regressed), 5),
+            rate_runs(seed, p, 0.0, &wall, None, Pairing::Runs(5)),
+            rate_runs(
+                seed + 1,
+                p,
+                0.10,
+                &wall,
+                Some(Verdict::Regressed),
+                Pairing::Runs(5),
+            ),
+            rate_runs(
+                seed + 2,
+                p,
+                -0.10,
+                &wall,
+                Some(Verdict::Improved),
+                Pairing::Runs(5),
+            ),
+            rate_runs(
+                seed + 3,
+                p,
+                0.25,
+                &wall,
+                Some(Verdict::Regressed),
+                Pairing::Runs(5),
+            ),
         ];
         println!(
             "{} (5 base runs): false alarms, +10%, -10%, +25%: {rates:?}",
@@ -112,7 +133,7 @@ fn detection_by_baseline_runs() {
         let mut slower_10 = Vec::new();
         for k in [1, 3, 5, 10] {
             let seed = 1000 + 10 * i as u64;
-            let mut cells = vec![rate_runs(seed, p, 0.0, &wall, None, k)];
+            let mut cells = vec![rate_runs(seed, p, 0.0, &wall, None, Pairing::Runs(k))];
             for (j, shift) in [0.05, 0.10, 0.25].iter().enumerate() {
                 let r = rate_runs(
                     seed + 1 + j as u64,
@@ -120,7 +141,7 @@ fn detection_by_baseline_runs() {
                     *shift,
                     &wall,
                     Some(Verdict::Regressed),
-                    k,
+                    Pairing::Runs(k),
                 );
                 cells.push(r);
             }
@@ -130,7 +151,7 @@ fn detection_by_baseline_runs() {
                 -0.10,
                 &wall,
                 Some(Verdict::Improved),
-                k,
+                Pairing::Runs(k),
             ));
             let text: Vec<String> = cells.iter().map(|r| format!("{:.1}%", 100.0 * r)).collect();
             println!("| {} | {k} | {} |", p.name, text.join(" | "));
@@ -589,7 +610,7 @@ mod properties {
     }
 }
 
-/// The verdict with the tool's confirmation modelled ([`rate_confirmed`]) on every profile,
+/// The verdict with the tool's confirmation modelled ([`Pairing::Confirmed`]) on every profile,
 /// beside the single pair, for the default spread ([`Spread::Level`]) and the IQR of all rounds:
 /// `cargo test -p perfbench-analysis --release --lib confirmation_by_profile -- --nocapture`
 /// prints the table of the guide's validation page. With confirmation the default meets the
@@ -615,7 +636,7 @@ fn confirmation_by_profile() {
             for (j, (shift, expect)) in shifts.iter().enumerate() {
                 let seed = 900 + 10 * i as u64 + j as u64;
                 let pair = rate(seed, &p, *shift, &cfg, *expect);
-                let conf = rate_confirmed(seed, &p, *shift, &cfg, *expect);
+                let conf = rate_runs(seed, &p, *shift, &cfg, *expect, Pairing::Confirmed);
                 cells.push(format!("{:.1}% / {:.1}%", 100.0 * pair, 100.0 * conf));
                 rates.push(conf);
             }

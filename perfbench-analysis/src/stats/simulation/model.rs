@@ -130,60 +130,38 @@ pub(super) fn rate(
     cfg: &CompareConfig,
     expect: Option<Verdict>,
 ) -> f64 {
-    rate_runs(seed, p, shift, cfg, expect, 1)
+    rate_runs(seed, p, shift, cfg, expect, Pairing::Runs(1))
 }
 
-/// As [`rate`], with a baseline of `base_runs` runs (a baseline saved from that many runs of
-/// one build; [`compare_runs`]). One run draws exactly what [`rate`] drew before baselines
-/// could hold several.
-pub(super) fn rate_runs(
-    seed: u64,
-    p: &Profile,
-    shift: f64,
-    cfg: &CompareConfig,
-    expect: Option<Verdict>,
-    base_runs: usize,
-) -> f64 {
-    let mut rng = Rng::new(seed);
-    let mut hits = 0;
-    for i in 0..PAIRS {
-        let base: Vec<Vec<Vec<f64>>> = (0..base_runs)
-            .map(|_| simulate(&mut rng, p, 1000.0))
-            .collect();
-        let new = simulate(&mut rng, p, 1000.0 * (1.0 + shift));
-        let cfg = CompareConfig {
-            seed: i as u64,
-            resamples: 200,
-            ..*cfg
-        };
-        let base: Vec<Vec<&[f64]>> = base.iter().map(|r| slices(r)).collect();
-        let base: Vec<&[&[f64]]> = base.iter().map(Vec::as_slice).collect();
-        let v = compare_runs(&base, &[&slices(&new)], &cfg).verdict;
-        hits += usize::from(match expect {
-            Some(e) => v == e,
-            None => v != Verdict::Unchanged,
-        });
-    }
-    hits as f64 / PAIRS as f64
+/// What each pair of [`rate_runs`] compares.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Pairing {
+    /// A baseline of this many runs (a baseline saved from that many runs of one build;
+    /// [`compare_runs`]) and one new run. One run draws exactly what [`rate`] drew before
+    /// baselines could hold several.
+    Runs(usize),
+    /// A baseline of one run and one new run, with the tool's confirmation in fresh processes
+    /// modelled (`runner::confirm`): after the first reading, one more run of the baseline's
+    /// build always (the check), and one more of the new build too where the new run reads
+    /// regressed or slower by more than half the threshold; then, while a regression stands,
+    /// one more of each build, and while an improvement stands, one more of the baseline's, up
+    /// to [`MOST_AGAIN`] times. The verdict is the one over all the runs. Not modelled: the
+    /// paired settle that follows.
+    Confirmed,
 }
 
 /// The most fresh processes of the new build a flagged comparison is measured in, one at a time
 /// while it stands: the tool's `runner::confirm::MOST_AGAIN`.
 pub(super) const MOST_AGAIN: usize = 4;
 
-/// As [`rate`], with the tool's confirmation in fresh processes modelled on each pair (a run
-/// compared with a baseline of one run; `runner::confirm`): after the first reading, one more
-/// run of the baseline's build always (the check), and one more of the new build too where
-/// the new run reads regressed or slower by more than half the threshold; then, while a
-/// regression stands, one more of each build, and while an improvement stands, one more of
-/// the baseline's, up to [`MOST_AGAIN`] times. The verdict is the one over all the runs
-/// ([`compare_runs`]). Not modelled: the paired settle that follows.
-pub(super) fn rate_confirmed(
+/// As [`rate`], each pair compared as `pairing` says.
+pub(super) fn rate_runs(
     seed: u64,
     p: &Profile,
     shift: f64,
     cfg: &CompareConfig,
     expect: Option<Verdict>,
+    pairing: Pairing,
 ) -> f64 {
     let mut rng = Rng::new(seed);
     let new_cost = 1000.0 * (1.0 + shift);
@@ -194,8 +172,6 @@ pub(super) fn rate_confirmed(
             resamples: 200,
             ..*cfg
         };
-        let mut base = vec![simulate(&mut rng, p, 1000.0)];
-        let mut new = vec![simulate(&mut rng, p, new_cost)];
         let judge = |base: &[Vec<Vec<f64>>], new: &[Vec<Vec<f64>>]| {
             let b: Vec<Vec<&[f64]>> = base.iter().map(|r| slices(r)).collect();
             let n: Vec<Vec<&[f64]>> = new.iter().map(|r| slices(r)).collect();
@@ -203,33 +179,54 @@ pub(super) fn rate_confirmed(
             let n: Vec<&[&[f64]]> = n.iter().map(Vec::as_slice).collect();
             compare_runs(&b, &n, &cfg)
         };
-        let first = judge(&base, &new);
-        let slower = first.verdict == Verdict::Regressed
-            || first.ratio.is_some_and(|r| r > 1.0 + 0.5 * first.threshold);
-        base.push(simulate(&mut rng, p, 1000.0));
-        if slower {
-            new.push(simulate(&mut rng, p, new_cost));
-        }
-        let mut v = judge(&base, &new).verdict;
-        for _ in 0..MOST_AGAIN {
-            match v {
-                Verdict::Regressed => {
-                    new.push(simulate(&mut rng, p, new_cost));
-                    while base.len() < new.len() {
-                        base.push(simulate(&mut rng, p, 1000.0));
-                    }
-                }
-                Verdict::Improved => base.push(simulate(&mut rng, p, 1000.0)),
-                _ => break,
+        let v = match pairing {
+            Pairing::Runs(k) => {
+                let base: Vec<Vec<Vec<f64>>> =
+                    (0..k).map(|_| simulate(&mut rng, p, 1000.0)).collect();
+                let new = simulate(&mut rng, p, new_cost);
+                judge(&base, &[new]).verdict
             }
-            v = judge(&base, &new).verdict;
-        }
+            Pairing::Confirmed => confirmed(&mut rng, p, new_cost, judge),
+        };
         hits += usize::from(match expect {
             Some(e) => v == e,
             None => v != Verdict::Unchanged,
         });
     }
     hits as f64 / PAIRS as f64
+}
+
+/// One pair under [`Pairing::Confirmed`]: its verdict once the modelled confirmation is over.
+fn confirmed(
+    rng: &mut Rng,
+    p: &Profile,
+    new_cost: f64,
+    judge: impl Fn(&[Vec<Vec<f64>>], &[Vec<Vec<f64>>]) -> Change,
+) -> Verdict {
+    let mut base = vec![simulate(rng, p, 1000.0)];
+    let mut new = vec![simulate(rng, p, new_cost)];
+    let first = judge(&base, &new);
+    let slower = first.verdict == Verdict::Regressed
+        || first.ratio.is_some_and(|r| r > 1.0 + 0.5 * first.threshold);
+    base.push(simulate(rng, p, 1000.0));
+    if slower {
+        new.push(simulate(rng, p, new_cost));
+    }
+    let mut v = judge(&base, &new).verdict;
+    for _ in 0..MOST_AGAIN {
+        match v {
+            Verdict::Regressed => {
+                new.push(simulate(rng, p, new_cost));
+                while base.len() < new.len() {
+                    base.push(simulate(rng, p, 1000.0));
+                }
+            }
+            Verdict::Improved => base.push(simulate(rng, p, 1000.0)),
+            _ => break,
+        }
+        v = judge(&base, &new).verdict;
+    }
+    v
 }
 
 /// The targets: at most 5% false alarms at zero shift; a 10% slowdown judged
