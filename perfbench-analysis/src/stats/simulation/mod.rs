@@ -80,33 +80,7 @@ fn a_baseline_of_five_runs_meets_the_slowdown_targets_on_the_profiles_fitted_her
         .enumerate()
     {
         let seed = 860 + 10 * i as u64;
-        let rates = [
-            rate_runs(seed, p, 0.0, &wall, None, Pairing::Runs(5)),
-            rate_runs(
-                seed + 1,
-                p,
-                0.10,
-                &wall,
-                Some(Verdict::Regressed),
-                Pairing::Runs(5),
-            ),
-            rate_runs(
-                seed + 2,
-                p,
-                -0.10,
-                &wall,
-                Some(Verdict::Improved),
-                Pairing::Runs(5),
-            ),
-            rate_runs(
-                seed + 3,
-                p,
-                0.25,
-                &wall,
-                Some(Verdict::Regressed),
-                Pairing::Runs(5),
-            ),
-        ];
+        let rates = target_rates(seed, p, &wall, Pairing::Runs(5));
         println!(
             "{} (5 base runs): false alarms, +10%, -10%, +25%: {rates:?}",
             p.name
@@ -641,11 +615,11 @@ fn confirmation_by_profile() {
                 rates.push(conf);
             }
             println!("| {} | {spread:?} | {} |", p.name, cells.join(" | "));
-            confirmed.push((p.name, spread, rates));
+            confirmed.push((p.name, rates));
         }
     }
     let (level, iqr) = confirmed.split_at(PROFILES.len());
-    for ((name, _, l), (_, _, q)) in level.iter().zip(iqr) {
+    for ((name, l), (_, q)) in level.iter().zip(iqr) {
         assert!(l[0] <= TARGETS.false_alarms, "{name}: {l:?}");
         assert!(l[1] >= q[1] - 0.02, "{name}: level {l:?}, iqr {q:?}");
     }

@@ -248,15 +248,31 @@ pub(super) struct Bounds {
     pub(super) slower_25: f64,
 }
 
+/// The rates the targets are about, each pair compared as `pairing` says, with the seeds from
+/// `seed` on: any flag at zero shift, a 10% slowdown judged regressed, a 10% speedup improved,
+/// a 25% slowdown regressed.
+pub(super) fn target_rates(
+    seed: u64,
+    p: &Profile,
+    cfg: &CompareConfig,
+    pairing: Pairing,
+) -> [f64; 4] {
+    let shifts = [
+        (0.0, None),
+        (0.10, Some(Verdict::Regressed)),
+        (-0.10, Some(Verdict::Improved)),
+        (0.25, Some(Verdict::Regressed)),
+    ];
+    std::array::from_fn(|j| {
+        let (shift, expect) = shifts[j];
+        rate_runs(seed + j as u64, p, shift, cfg, expect, pairing)
+    })
+}
+
 /// Asserts `b` for `p` under `cfg`, with the seeds from `seed` on.
 pub(super) fn assert_bounds(p: &Profile, b: &Bounds, cfg: &CompareConfig, seed: u64) {
     let name = format!("{} ({:?})", p.name, cfg.spread);
-    let rates = [
-        rate(seed, p, 0.0, cfg, None),
-        rate(seed + 1, p, 0.10, cfg, Some(Verdict::Regressed)),
-        rate(seed + 2, p, -0.10, cfg, Some(Verdict::Improved)),
-        rate(seed + 3, p, 0.25, cfg, Some(Verdict::Regressed)),
-    ];
+    let rates = target_rates(seed, p, cfg, Pairing::Runs(1));
     println!("{name}: false alarms, +10%, -10%, +25%: {rates:?}");
     assert!(
         rates[0] <= b.false_alarms,
